@@ -1,0 +1,119 @@
+"""The one error boundary: every exception becomes ``application/problem+json`` (RFC 9457).
+
+Views never catch rules errors; they raise, and ``register(app)`` turns each family into a
+problem with a stable ``code``. ``type`` is the relative reference ``/errors/<code>``.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response, g, request
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from ..engines import UnknownGame
+from ..engines.base import IllegalMove, InvalidState, RulesError
+from ..schemas.common import flatten_errors
+
+__all__ = ["ApiError", "register", "problem", "problem_body"]
+
+log = logging.getLogger("service.api")
+
+PROBLEM_TYPE = "application/problem+json"
+
+_HTTP_CODES = {
+    400: "invalid_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+}
+
+
+class ApiError(Exception):
+    """An HTTP-level refusal that is not a game rule: bad request shape, sealed-mode refusals."""
+
+    def __init__(self, status: int, code: str, detail: str, errors: Mapping[str, list[str]] | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.errors = dict(errors) if errors else None
+
+
+def _title(code: str) -> str:
+    return code.replace("_", " ").capitalize()
+
+
+def problem_body(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
+    """The problem document for ``code``; ``extra`` members with value None are left out."""
+    body: dict[str, Any] = {"type": f"/errors/{code}", "title": _title(code), "status": status, "code": code, "detail": detail}
+    body.update({k: v for k, v in extra.items() if v is not None})
+    return body
+
+
+def rules_problem(exc: RulesError, move: Any = None) -> dict[str, Any]:
+    """The 422 problem body for a rules refusal (also used inside check and replay answers)."""
+    errors = exc.errors if isinstance(exc, InvalidState) else None
+    return problem_body(
+        422,
+        exc.code,
+        exc.detail,
+        rule=exc.rule,
+        move=move if isinstance(move, dict) and isinstance(exc, IllegalMove) else None,
+        errors=errors,
+    )
+
+
+def problem(body: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> Response:
+    """A problem+json response for ``body``."""
+    resp = Response(json.dumps(body, separators=(",", ":")), status=int(body["status"]), mimetype=PROBLEM_TYPE)
+    for k, v in (headers or {}).items():
+        resp.headers[k] = v
+    return resp
+
+
+def register(app: Flask) -> None:
+    """Install the error handlers on ``app``."""
+
+    @app.errorhandler(ApiError)
+    def _api(exc: ApiError) -> Response:
+        return problem(problem_body(exc.status, exc.code, exc.detail, errors=exc.errors))
+
+    @app.errorhandler(ValidationError)
+    def _shape(exc: ValidationError) -> Response:
+        errors = flatten_errors(exc.messages)
+        first = next(iter(errors.items()), ("body", ["is not valid"]))
+        detail = f"{first[0]}: {first[1][0]}"
+        return problem(problem_body(400, "invalid_request", detail, errors=errors))
+
+    @app.errorhandler(RulesError)
+    def _rules(exc: RulesError) -> Response:
+        move = g.get("raw_move")
+        return problem(rules_problem(exc, move))
+
+    @app.errorhandler(UnknownGame)
+    def _unknown(exc: UnknownGame) -> Response:
+        return problem(problem_body(404, "unknown_game", f"There is no game {exc.game_id!r}; GET /v1/games lists them."))
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        code = _HTTP_CODES.get(status, "http_error")
+        detail = exc.description or _title(code)
+        headers = {}
+        allowed = getattr(exc, "valid_methods", None)
+        if status == 405 and allowed:
+            headers["Allow"] = ", ".join(allowed)
+        if status == 413:
+            detail = "The request body is larger than this service accepts."
+        return problem(problem_body(status, code, detail), headers)
+
+    @app.errorhandler(Exception)
+    def _internal(exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return problem(problem_body(500, "internal", "The service failed to answer this request."))

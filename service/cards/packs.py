@@ -1,0 +1,55 @@
+"""The packs the games use, in a fixed canonical order (suits S H D C, ranks low to high).
+
+The canonical order is the input of the seeded shuffle, so it is part of the contract: changing it
+changes every seeded deal (pinned by tests/test_cards.py).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from . import RANKS, SUITS, Card
+
+__all__ = ["pack_of", "full_52", "short_20", "check_deck", "DeckProblem"]
+
+
+def pack_of(ranks: Iterable[str], deck: str | None = None) -> tuple[Card, ...]:
+    """Every card of the given ranks in every suit, canonical order."""
+    ranks = tuple(ranks)
+    return tuple(Card.parse(f"{r}{s.value}" + (f"/{deck}" if deck else "")) for s in SUITS for r in ranks)
+
+
+FULL_52: Final = pack_of(RANKS)
+SHORT_20: Final = pack_of(("J", "Q", "K", "10", "A"))
+
+
+def full_52() -> tuple[Card, ...]:
+    """The standard 52-card pack."""
+    return FULL_52
+
+
+def short_20() -> tuple[Card, ...]:
+    """The 20-card Schnapsen pack (J Q K 10 A)."""
+    return SHORT_20
+
+
+class DeckProblem(ValueError):
+    """A deck that is not exactly the expected pack; the message names what is wrong."""
+
+
+def check_deck(deck: Sequence[Card], pack: Sequence[Card]) -> None:
+    """Raise DeckProblem unless ``deck`` holds every card of ``pack`` exactly once."""
+    have = Counter(deck)
+    want = Counter(pack)
+    if have == want:
+        return
+    missing = [str(c) for c in pack if have[c] < want[c]]
+    extra = [str(c) for c in have if have[c] > want[c]]
+    parts = []
+    if missing:
+        parts.append("missing " + ", ".join(missing[:8]) + (" …" if len(missing) > 8 else ""))
+    if extra:
+        parts.append("extra or duplicated " + ", ".join(extra[:8]) + (" …" if len(extra) > 8 else ""))
+    raise DeckProblem(f"deck of {len(deck)} cards is not the {len(pack)}-card pack: " + "; ".join(parts))

@@ -1,0 +1,43 @@
+"""The project's own reproducible shuffle: SHA-256-driven Fisher–Yates.
+
+The construction is the one of slapjack §6.6, with a prefix naming its use, so that seeded deals
+never change with the Python version::
+
+    for i from len(L)-1 down to 1:
+        h = SHA-256 of the ASCII string  prefix + ":" + str(seed) + ":" + str(i)
+        j = (first 8 bytes of h, unsigned big-endian) mod (i + 1)
+        swap L[i] and L[j]
+
+Deals use the prefix ``deal`` and start from the game's pack in canonical order (packs.py); deal k
+of a match seeded with s uses seed ``s + k - 1``. Golden values are pinned in tests/test_cards.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Final, TypeVar
+
+__all__ = ["seeded_shuffle", "deal_deck", "MAX_SEED"]
+
+T = TypeVar("T")
+MAX_SEED: Final = 2**63 - 1
+
+
+def seeded_shuffle(items: Sequence[T], prefix: str, seed: int) -> tuple[T, ...]:
+    """``items`` permuted by the documented SHA-256 Fisher–Yates for (prefix, seed)."""
+    if seed < 0:
+        raise ValueError("seed must be a non-negative integer")
+    out = list(items)
+    sha = hashlib.sha256
+    head = f"{prefix}:{seed}:".encode("ascii")
+    for i in range(len(out) - 1, 0, -1):
+        digest = sha(head + str(i).encode("ascii")).digest()
+        j = int.from_bytes(digest[:8], "big") % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return tuple(out)
+
+
+def deal_deck(pack: Sequence[T], seed: int) -> tuple[T, ...]:
+    """The deck (top card first) of a deal shuffled with ``seed``."""
+    return seeded_shuffle(pack, "deal", seed)

@@ -1,0 +1,31 @@
+"""The registry: every game's engine module, found by its game id."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, Final
+
+from . import schnapsen
+from .base import Engine
+
+__all__ = ["ENGINES", "find", "UnknownGame"]
+
+
+class UnknownGame(LookupError):
+    """No engine has this game id."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"unknown game: {game_id!r}")
+        self.game_id = game_id
+
+
+ENGINES: Final[Mapping[str, Any]] = MappingProxyType({m.GAME_ID: m for m in (schnapsen,)})
+
+
+def find(game_id: str) -> Engine:
+    """The engine module for ``game_id``; raises UnknownGame."""
+    try:
+        return ENGINES[game_id]  # type: ignore[no-any-return]
+    except KeyError:
+        raise UnknownGame(game_id) from None

@@ -1,0 +1,141 @@
+"""The vocabulary every engine shares: seats, outcomes, refusals, and the engine interface.
+
+An engine is a module (PEP 544 "modules as implementations") exporting the names of ``Engine``.
+Engines are pure: no I/O, clock, randomness or framework imports; decks and timestamps arrive as
+data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ..cards import Card
+
+__all__ = [
+    "Seat",
+    "Outcome",
+    "RulesError",
+    "IllegalMove",
+    "BadSetup",
+    "InvalidState",
+    "BadMove",
+    "Event",
+    "Engine",
+    "is_listed",
+    "event_view",
+]
+
+Seat = int
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended: the winning seats (empty for a draw) and why."""
+
+    winners: frozenset[Seat]
+    reason: str
+
+
+class RulesError(Exception):
+    """A refusal with a stable snake_case ``code`` (spec §8) and a one-sentence ``detail``."""
+
+    def __init__(self, code: str, detail: str = "", rule: str | None = None) -> None:
+        super().__init__(detail or code)
+        self.code = code
+        self.detail = detail or code.replace("_", " ")
+        self.rule = rule
+
+
+class IllegalMove(RulesError):
+    """The rules refuse this move in this state; the state is unchanged."""
+
+
+class BadSetup(RulesError):
+    """A game cannot be created: bad deck, bad options or player count."""
+
+
+class InvalidState(RulesError):
+    """A submitted state is malformed or inconsistent; ``errors`` maps field paths to messages."""
+
+    def __init__(self, errors: Mapping[str, Sequence[str]], detail: str = "") -> None:
+        first = next(iter(errors.items()), ("state", ["is inconsistent"]))
+        super().__init__("invalid_state", detail or f"{first[0]}: {first[1][0]}")
+        self.errors = {k: list(v) for k, v in errors.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class BadMove:
+    """A move the edge could not parse, kept as data so the engine reports it in its spec's order.
+
+    ``code`` is the first parse problem in the game's §8 order (``unknown_move_type``,
+    ``invalid_move``, ``invalid_player``, ``invalid_card`` ...); ``type`` and ``player`` hold what
+    could be read (``None`` if not), so that state checks which come earlier in §8 (``game_over``,
+    ``wrong_phase``, ``not_your_turn``) still apply first.
+    """
+
+    code: str
+    detail: str
+    type: str | None = None
+    player: Seat | None = None
+
+
+Event = dict[str, Any]
+"""What a move caused, e.g. ``{"type": "trick_won", "player": 0, "cards": (...), "points": 21}``.
+
+An event whose cards only one seat may see carries ``"private_to": seat`` and lists those fields
+under ``"private"``; ``event_view`` blanks them (``None``) for every other viewer.
+"""
+
+
+def event_view(event: Event, viewer: Seat | None, full: bool) -> Event:
+    """``event`` as ``viewer`` may see it (``full``: the unrestricted open-mode view)."""
+    owner = event.get("private_to")
+    if owner is None:
+        return event
+    out = {k: v for k, v in event.items() if k not in ("private_to", "private")}
+    if not full and viewer != owner:
+        for key in event.get("private", ()):
+            out[key] = None
+    return out
+
+
+def is_listed(move: Any, legal: Sequence[Any]) -> bool:
+    """Whether ``move`` equals a listed move or fills in a listed template (CONVENTIONS.md)."""
+    for entry in legal:
+        if entry == move:
+            return True
+        fills = getattr(entry, "filled_by", None)
+        if fills is not None and fills(move):
+            return True
+    return False
+
+
+class Engine(Protocol):
+    """The uniform interface of every ``service/engines/<game_id>.py`` (STYLE.md B2)."""
+
+    GAME_ID: str
+    NAME: str
+    RULES_VERSION: str
+    PLAYER_COUNTS: tuple[int, ...]
+    DEFAULT_PLAYERS: int
+    MOVE_TYPES: tuple[str, ...]
+    Options: type
+    State: type
+
+    def pack(self, options: Any, players: int) -> tuple[Card, ...]: ...
+    def new_game(self, options: Any, players: int, deck: Sequence[Card], seed: int | None = None) -> Any: ...
+    def initial_events(self, state: Any) -> list[Event]: ...
+    def to_move(self, state: Any) -> frozenset[Seat]: ...
+    def legal_moves(self, state: Any) -> list[Any]: ...
+    def step(self, state: Any, move: Any) -> tuple[Any, list[Event]]: ...
+    def apply(self, state: Any, move: Any) -> Any: ...
+    def view(self, state: Any, seat: Seat | None) -> Mapping[str, object]: ...
+    def scores(self, state: Any, seat: Seat | None) -> Mapping[str, object]: ...
+    def outcome(self, state: Any) -> Outcome | None: ...
+    def status(self, state: Any) -> str: ...
+    def check_state(self, state: Any) -> None: ...
+    def players(self, state: Any) -> int: ...
+    def visible_cards(self, state: Any, seat: Seat | None) -> frozenset[Card]: ...
+    def derived(self, state: Any) -> Mapping[str, object]: ...

@@ -1,0 +1,887 @@
+"""Schnapsen: the two-handed Austrian member of the Sixty-six family.
+
+The contract is ``shared/rules/schnapsen.md``; section numbers (§) below refer to it. Pure
+functions over an immutable ``State``; decks arrive as data.
+
+The state is a ``NamedTuple``: immutable like a frozen dataclass, but built and copied about four
+times faster, which the engine benchmark (bench/engines.py) showed matters on the move path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import ClassVar, Final, NamedTuple, assert_never
+
+from ..cards import Card, Suit
+from ..cards.packs import DeckProblem, check_deck, short_20
+from ..cards.tricks import beats, higher, of_suit
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .moves import NextDeal
+
+GAME_ID: Final = "schnapsen"
+NAME: Final = "Schnapsen"
+RULES_VERSION: Final = "schnapsen/1"
+PLAYER_COUNTS: Final = (2,)
+DEFAULT_PLAYERS: Final = 2
+MOVE_TYPES: Final = ("claim", "exchange", "close", "marriage", "play", "next_deal")
+
+# §2: rank order low → high and card points.
+RANK_ORDER: Final = ("J", "Q", "K", "10", "A")
+RANK: Final = {r: i for i, r in enumerate(RANK_ORDER)}
+CARD_POINTS: Final = {"A": 11, "10": 10, "K": 4, "Q": 3, "J": 2}
+MARRIAGE_POINTS: Final = 20
+TRUMP_MARRIAGE_POINTS: Final = 40
+WINNING_POINTS: Final = 66
+HAND_SIZE: Final = 5
+PACK: Final = short_20()
+SUIT_ORDER: Final = (Suit.S, Suit.H, Suit.D, Suit.C)  # §6.8 reference order of marriages
+
+
+def _rule(section: str) -> str:
+    return f"schnapsen §{section}"
+
+
+class Phase(StrEnum):
+    """§5.1 phases."""
+
+    PLAY = "play"
+    DEAL_OVER = "deal_over"
+    GAME_OVER = "game_over"
+
+
+class Reason(StrEnum):
+    """§7.3 ways a deal ends."""
+
+    CLAIM = "claim"
+    FALSE_CLAIM = "false_claim"
+    LAST_TRICK = "last_trick"
+    CLOSER_FAILED = "closer_failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """§3 options, defaults as in the spec."""
+
+    dealer: Seat = 0
+    target: int = 7
+    exchange_with_two_left: bool = False
+    marriage_requires_trick: bool = False
+    auto_claim: bool = False
+    show_points: bool = True
+
+
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
+    "dealer": {"type": "integer", "minimum": 0, "maximum": 1, "description": "Dealer of the first deal."},
+    "target": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Game points needed to win the match."},
+    "exchange_with_two_left": {"type": "boolean", "description": "Allow the trump-Jack exchange when the talon size is exactly 2."},
+    "marriage_requires_trick": {"type": "boolean", "description": "A marriage may be declared only after winning a trick in the deal."},
+    "auto_claim": {"type": "boolean", "description": "End the deal as a correct claim as soon as a player could claim 66; explicit claims are refused."},
+    "show_points": {"type": "boolean", "description": "Views show trick contents and point totals."},
+}
+
+
+class Closing(NamedTuple):
+    """§6.4 snapshot of the non-closer at the moment of closing."""
+
+    opp_tricks: int
+    opp_points: int
+
+
+class Meld(NamedTuple):
+    """A declared marriage: its suit and its value (20, or 40 in trumps)."""
+
+    suit: Suit
+    points: int
+
+
+class Reveal(NamedTuple):
+    """A card of ``player``'s hand that the opponent has seen (§5.1 ``revealed``)."""
+
+    player: Seat
+    card: Card
+
+
+class LastTrick(NamedTuple):
+    """The most recent completed trick: ``cards`` = (led, followed)."""
+
+    cards: tuple[Card, Card]
+    leader: Seat
+    winner: Seat
+
+
+class Result(NamedTuple):
+    """§7.3 outcome of one deal."""
+
+    winner: Seat
+    game_points: int
+    reason: Reason
+    points: tuple[int, int]
+
+
+class State(NamedTuple):
+    """The whole truth of a Schnapsen match (§5.1), hidden parts included."""
+
+    options: Options
+    phase: Phase
+    deal_number: int
+    dealer: Seat
+    game_points: tuple[int, int]
+    hands: tuple[tuple[Card, ...], tuple[Card, ...]]
+    talon: tuple[Card, ...]
+    trump_card: Card | None
+    trump_suit: Suit
+    closed_by: Seat | None
+    closing: Closing | None
+    leader: Seat
+    to_move: Seat | None
+    trick: tuple[Card, ...]  # () or (led card,); the led card belongs to ``leader``
+    marriage_pending: Suit | None
+    tricks: tuple[tuple[tuple[Card, Card], ...], tuple[tuple[Card, Card], ...]]
+    marriages: tuple[tuple[Meld, ...], tuple[Meld, ...]]
+    revealed: tuple[Reveal, ...]
+    last_trick: LastTrick | None
+    result: Result | None
+    results: tuple[Result, ...]
+    seq: int = 0
+    seed: int | None = None
+
+
+# --- moves (§6) -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """§6.2 the leader states he has 66."""
+
+    TYPE: ClassVar[str] = "claim"
+    player: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """§6.3 trump Jack for the trump card."""
+
+    TYPE: ClassVar[str] = "exchange"
+    player: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Close:
+    """§6.4 close the talon."""
+
+    TYPE: ClassVar[str] = "close"
+    player: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class Marriage:
+    """§6.5 declare K and Q of ``suit``."""
+
+    TYPE: ClassVar[str] = "marriage"
+    player: Seat
+    suit: Suit
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """§6.6 play a card (lead or follow)."""
+
+    TYPE: ClassVar[str] = "play"
+    player: Seat
+    card: Card
+
+
+Move = Claim | Exchange | Close | Marriage | Play | NextDeal
+MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Claim, Exchange, Close, Marriage, Play, NextDeal)}
+
+# Moves are values; the ones legal_moves lists are interned so listing them allocates nothing.
+_CLAIM: Final = (Claim(0), Claim(1))
+_EXCHANGE: Final = (Exchange(0), Exchange(1))
+_CLOSE: Final = (Close(0), Close(1))
+_MARRIAGE: Final = {(p, s): Marriage(p, s) for p in (0, 1) for s in SUIT_ORDER}
+_PLAY: Final = {(p, c): Play(p, c) for p in (0, 1) for c in PACK}
+_NEXT_DEAL: Final = (NextDeal(0), NextDeal(1))
+_KING: Final = {s: Card("K", s) for s in SUIT_ORDER}
+_QUEEN: Final = {s: Card("Q", s) for s in SUIT_ORDER}
+_JACK: Final = {s: Card("J", s) for s in SUIT_ORDER}
+
+
+# --- setup (§4) -------------------------------------------------------------------------------
+
+
+def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
+    """The 20-card pack (§2) in canonical order."""
+    return PACK
+
+
+def _deal(options: Options, deck: Sequence[Card], dealer: Seat) -> tuple[
+    tuple[tuple[Card, ...], tuple[Card, ...]], tuple[Card, ...], Card
+]:
+    """§4.2: 3 to eldest, 3 to dealer, trump card, 2 to eldest, 2 to dealer, rest the talon."""
+    try:
+        check_deck(deck, PACK)
+    except DeckProblem as exc:
+        raise BadSetup("invalid_deck", str(exc), _rule("4.2")) from None
+    eldest_hand = tuple(deck[0:3]) + tuple(deck[7:9])
+    dealer_hand = tuple(deck[3:6]) + tuple(deck[9:11])
+    hands = (dealer_hand, eldest_hand) if dealer == 0 else (eldest_hand, dealer_hand)
+    return hands, tuple(deck[11:]), deck[6]
+
+
+def _fresh_deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat, options: Options) -> dict[str, object]:
+    hands, talon, trump = _deal(options, deck, dealer)
+    eldest = 1 - dealer
+    state_fields.update(
+        phase=Phase.PLAY,
+        dealer=dealer,
+        hands=hands,
+        talon=talon,
+        trump_card=trump,
+        trump_suit=trump.suit,
+        closed_by=None,
+        closing=None,
+        leader=eldest,  # §4.3: the eldest leads
+        to_move=eldest,
+        trick=(),
+        marriage_pending=None,
+        tricks=((), ()),
+        marriages=((), ()),
+        revealed=(),
+        last_trick=None,
+        result=None,
+    )
+    return state_fields
+
+
+def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
+    """Deal the first deal of a match from ``deck`` (top card first). Raises BadSetup."""
+    if players not in PLAYER_COUNTS:
+        raise BadSetup("invalid_players", f"Schnapsen is for exactly 2 players, not {players}.", _rule("2"))
+    fields = _fresh_deal({}, deck, options.dealer, options)
+    return State(options=options, deal_number=1, game_points=(0, 0), results=(), seq=0, seed=seed, **fields)  # type: ignore[arg-type]
+
+
+def initial_events(state: State) -> list[Event]:
+    """The events a new game starts with: the first deal."""
+    return [{"type": "deal_started", "dealer": state.dealer, "deal_number": state.deal_number, "trump_card": state.trump_card}]
+
+
+# --- derived values (§5.1, §7.1) ----------------------------------------------------------------
+
+
+def talon_size(state: State) -> int:
+    """Face-down talon cards, plus one while the trump card lies under the talon."""
+    return len(state.talon) + (state.trump_card is not None)
+
+
+def card_points(state: State, seat: Seat) -> int:
+    """Card points of the tricks ``seat`` has won."""
+    cp = CARD_POINTS
+    return sum(cp[a.rank] + cp[b.rank] for a, b in state.tricks[seat])
+
+
+def points(state: State, seat: Seat) -> int:
+    """§7.1 counted points: card points, plus marriages once the seat has won a trick."""
+    total = card_points(state, seat)
+    if state.tricks[seat]:
+        total += sum(m.points for m in state.marriages[seat])
+    return total
+
+
+def _strict(state: State) -> bool:
+    """§6.6: strict following once the talon is closed or exhausted."""
+    return state.closed_by is not None or (not state.talon and state.trump_card is None)
+
+
+def _value(opp_tricks: int, opp_points: int) -> int:
+    """§7.2 value table."""
+    if opp_tricks == 0:
+        return 3
+    return 2 if opp_points < 33 else 1
+
+
+def _penalty(tricks: int) -> int:
+    """§7.2 penalty for a failed close or a false claim."""
+    return 3 if tricks == 0 else 2
+
+
+# --- whose turn, what is legal (§6) ----------------------------------------------------------
+
+
+def players(state: State) -> int:
+    """Number of seats (always 2)."""
+    return 2
+
+
+def to_move(state: State) -> frozenset[Seat]:
+    """The seat to act; empty once the match is over."""
+    return frozenset() if state.to_move is None else frozenset((state.to_move,))
+
+
+def _follow_options(hand: tuple[Card, ...], led: Card, trump: Suit) -> tuple[Card, ...]:
+    """§6.6 strict play: head the trick in suit, else any of the suit, else trump, else anything."""
+    same = of_suit(hand, led.suit)
+    if same:
+        return higher(same, led, RANK) or same
+    if led.suit is not trump:
+        trumps = of_suit(hand, trump)
+        if trumps:
+            return trumps
+    return hand
+
+
+def legal_moves(state: State) -> list[Move]:
+    """Every legal move of the seat to act, in §6.8 reference order."""
+    if state.phase is not Phase.PLAY:
+        if state.phase is Phase.DEAL_OVER:
+            return [_NEXT_DEAL[state.to_move]]  # type: ignore[index]
+        return []
+    p = state.to_move
+    assert p is not None
+    hand = state.hands[p]
+    if state.trick:  # follow turn
+        cards = _follow_options(hand, state.trick[0], state.trump_suit) if _strict(state) else hand
+        return [_PLAY[p, c] for c in cards]
+    out: list[Move] = []
+    opts = state.options
+    pending = state.marriage_pending
+    if not opts.auto_claim:
+        out.append(_CLAIM[p])
+    if pending is not None:  # §6.5: only claim, or lead the K or Q of the declared suit
+        pair = (_KING[pending], _QUEEN[pending])
+        out.extend(_PLAY[p, c] for c in hand if c in pair)
+        return out
+    size = len(state.talon) + (state.trump_card is not None)
+    if state.closed_by is None:
+        trump = state.trump_card
+        if (
+            trump is not None
+            and size >= (2 if opts.exchange_with_two_left else 3)
+            and _JACK[state.trump_suit] in hand
+        ):
+            out.append(_EXCHANGE[p])
+        if size >= 3:
+            out.append(_CLOSE[p])
+    if not opts.marriage_requires_trick or state.tricks[p]:
+        for s in SUIT_ORDER:
+            if _KING[s] in hand and _QUEEN[s] in hand:
+                out.append(_MARRIAGE[p, s])
+    out.extend(_PLAY[p, c] for c in hand)
+    return out
+
+
+# --- checking (§8 order) --------------------------------------------------------------------
+
+# Parse problems reported before the turn check, in §8 order (the edge ranks them).
+_EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_move", "invalid_player", "invalid_card"})
+
+
+def _check(state: State, move: Move | BadMove) -> None:
+    """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
+    if state.phase is Phase.GAME_OVER:
+        raise IllegalMove("game_over", "The match is over; no move is accepted.", _rule("7.4"))
+    move_type = move.type if isinstance(move, BadMove) else move.TYPE
+    if state.phase is Phase.DEAL_OVER and move_type != "next_deal":
+        raise IllegalMove("wrong_phase", "The deal is over; only next_deal is allowed.", _rule("6.7"))
+    if state.phase is Phase.PLAY and move_type == "next_deal":
+        raise IllegalMove("wrong_phase", "next_deal is only allowed once the deal is over.", _rule("6.7"))
+    if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
+        raise IllegalMove(move.code, move.detail, _rule("8"))
+    if move.player != state.to_move:
+        raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {move.player}'s.", _rule("6.1"))
+    match move:
+        case BadMove():
+            raise IllegalMove(move.code, move.detail, _rule("8"))
+        case NextDeal():
+            if move.deck is not None:
+                try:
+                    check_deck(move.deck, PACK)
+                except DeckProblem as exc:
+                    raise IllegalMove("invalid_deck", str(exc), _rule("6.7")) from None
+            return
+        case Play():
+            _check_play(state, move)
+            return
+        case Claim() | Exchange() | Close() | Marriage():
+            _check_lead_action(state, move)
+            return
+        case _:
+            assert_never(move)
+
+
+def _check_lead_action(state: State, move: Claim | Exchange | Close | Marriage) -> None:
+    p = move.player
+    if state.trick:
+        raise IllegalMove("not_leader", f"Only the leader may {move.TYPE}; seat {p} is following.", _rule("6.1"))
+    if isinstance(move, Claim):
+        if state.options.auto_claim:
+            raise IllegalMove("claim_not_allowed", "Claims are automatic under the auto_claim option.", _rule("3"))
+        return
+    if state.marriage_pending is not None:
+        raise IllegalMove(
+            "marriage_pending", f"A marriage in {state.marriage_pending.value} was declared; lead its K or Q.", _rule("6.1")
+        )
+    hand = state.hands[p]
+    if isinstance(move, Marriage):
+        if _KING[move.suit] not in hand or _QUEEN[move.suit] not in hand:
+            raise IllegalMove("no_marriage", f"Seat {p} does not hold K and Q of {move.suit.value}.", _rule("6.5"))
+        if state.options.marriage_requires_trick and not state.tricks[p]:
+            raise IllegalMove("marriage_requires_trick", "A marriage needs a trick won first in this deal.", _rule("3"))
+        return
+    if state.closed_by is not None:
+        raise IllegalMove("talon_closed", f"The talon was closed by seat {state.closed_by}.", _rule("6.1"))
+    size = talon_size(state)
+    if size == 0:
+        raise IllegalMove("talon_exhausted", "The talon is exhausted.", _rule("6.1"))
+    if isinstance(move, Exchange):
+        jack = _JACK[state.trump_suit]
+        if state.trump_card is None or state.trump_card == jack or jack not in hand:
+            raise IllegalMove("no_trump_jack", f"Seat {p} does not hold the trump Jack {jack}.", _rule("6.3"))
+        if size < (2 if state.options.exchange_with_two_left else 3):
+            raise IllegalMove("talon_too_small", f"The talon size is {size}; too small to exchange.", _rule("6.1"))
+        return
+    if size < 3:
+        raise IllegalMove("talon_too_small", f"The talon size is {size}; closing needs at least 3.", _rule("6.1"))
+
+
+def _check_play(state: State, move: Play) -> None:
+    p, c = move.player, move.card
+    hand = state.hands[p]
+    if c not in hand:
+        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", _rule("6.6"))
+    if not state.trick:
+        pending = state.marriage_pending
+        if pending is not None and c not in (_KING[pending], _QUEEN[pending]):
+            raise IllegalMove(
+                "must_play_marriage_card", f"After declaring {pending.value}, lead its K or Q, not {c}.", _rule("6.5")
+            )
+        return
+    if not _strict(state):
+        return
+    led, trump = state.trick[0], state.trump_suit
+    same = of_suit(hand, led.suit)
+    if same:
+        if c.suit is not led.suit:
+            raise IllegalMove(
+                "must_follow_suit", f"{led.suit.value} was led and seat {p} holds {_names(same)}.", _rule("6.6")
+            )
+        above = higher(same, led, RANK)
+        if above and c not in above:
+            raise IllegalMove("must_head_trick", f"{c} does not beat {led}; seat {p} holds {_names(above)}.", _rule("6.6"))
+        return
+    if led.suit is not trump and c.suit is not trump:
+        trumps = of_suit(hand, trump)
+        if trumps:
+            raise IllegalMove("must_trump", f"Seat {p} is void in {led.suit.value} and must trump with {_names(trumps)}.", _rule("6.6"))
+
+
+def _names(cards: Sequence[Card]) -> str:
+    return ", ".join(str(c) for c in cards)
+
+
+# --- transitions ----------------------------------------------------------------------------
+
+
+def apply(state: State, move: Move | BadMove) -> State:
+    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
+    return step(state, move)[0]
+
+
+def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
+    """``apply``, also returning the events the move caused, in order."""
+    _check(state, move)
+    assert not isinstance(move, BadMove)
+    events: list[Event] = []
+    new = _next(state, move, events)
+    return new._replace(seq=state.seq + 1), events
+
+
+def _next(state: State, move: Move, events: list[Event]) -> State:
+    match move:
+        case Claim(player=p):
+            total = points(state, p)
+            correct = total >= WINNING_POINTS
+            events.append({"type": "claim", "player": p, "points": total, "correct": correct})
+            return _end_by_claim(state, p, correct, events)
+        case Exchange(player=p):
+            old = state.trump_card
+            jack = _JACK[state.trump_suit]
+            assert old is not None
+            hand = tuple(c for c in state.hands[p] if c != jack) + (old,)
+            events.append({"type": "exchange", "player": p, "card": old, "jack": jack})
+            return state._replace(
+                hands=_set(state.hands, p, hand),
+                trump_card=jack,
+                revealed=state.revealed + (Reveal(p, old),),
+            )
+        case Close(player=p):
+            opp = 1 - p
+            snapshot = Closing(len(state.tricks[opp]), points(state, opp))
+            events.append({"type": "close", "player": p})
+            return state._replace(closed_by=p, closing=snapshot)
+        case Marriage(player=p, suit=s):
+            value = TRUMP_MARRIAGE_POINTS if s is state.trump_suit else MARRIAGE_POINTS
+            events.append({"type": "marriage", "player": p, "suit": s, "points": value})
+            new = state._replace(
+                marriages=_set(state.marriages, p, state.marriages[p] + (Meld(s, value),)), marriage_pending=s
+            )
+            if state.options.auto_claim and new.tricks[p] and points(new, p) >= WINNING_POINTS:
+                events.append({"type": "claim", "player": p, "points": points(new, p), "correct": True, "auto": True})
+                return _end_by_claim(new, p, True, events)
+            return new
+        case Play(player=p, card=c):
+            events.append({"type": "card_played", "player": p, "card": c})
+            if state.trick:
+                return _finish_trick(state, p, c, events)
+            hand = tuple(x for x in state.hands[p] if x != c)
+            revealed = state.revealed
+            pending = state.marriage_pending
+            if pending is not None:
+                partner = _QUEEN[pending] if c.rank == "K" else _KING[pending]
+                revealed = revealed + (Reveal(p, partner),)
+            return state._replace(
+                hands=_set(state.hands, p, hand),
+                trick=(c,),
+                marriage_pending=None,
+                revealed=revealed,
+                to_move=1 - p,
+            )
+        case NextDeal(player=q, deck=deck):
+            if deck is None:
+                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.7"))
+            fields = _fresh_deal({}, deck, q, state.options)
+            events.append({"type": "deal_started", "dealer": q, "deal_number": state.deal_number + 1, "trump_card": fields["trump_card"]})
+            return state._replace(deal_number=state.deal_number + 1, **fields)  # type: ignore[arg-type]
+        case _:
+            assert_never(move)
+
+
+def _set(pair: tuple, seat: Seat, value: object) -> tuple:  # type: ignore[type-arg]
+    return (value, pair[1]) if seat == 0 else (pair[0], value)
+
+
+def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Event]) -> State:
+    """§6.6 trick resolution, drawing, and the end-of-trick checks."""
+    leader = state.leader
+    led = state.trick[0]
+    winner = follower if beats(followed, led, state.trump_suit, RANK) else leader
+    loser = 1 - winner
+    hands = list(state.hands)
+    hands[follower] = tuple(x for x in hands[follower] if x != followed)
+    trick = (led, followed)
+    tricks = list(state.tricks)
+    tricks[winner] = tricks[winner] + (trick,)
+    gained = CARD_POINTS[led.rank] + CARD_POINTS[followed.rank]
+    events.append({"type": "trick_won", "player": winner, "cards": trick, "points": gained})
+    talon, trump_card, revealed = state.talon, state.trump_card, state.revealed
+    if state.closed_by is None and (talon or trump_card is not None):
+        for taker in (winner, loser):  # the winner draws first
+            if talon:
+                drawn, talon = talon[0], talon[1:]
+                events.append({"type": "card_drawn", "player": taker, "card": drawn, "private_to": taker, "private": ("card",)})
+            else:
+                drawn, trump_card = trump_card, None  # type: ignore[assignment]
+                revealed = revealed + (Reveal(taker, drawn),)
+                events.append({"type": "card_drawn", "player": taker, "card": drawn, "trump_card": True})
+            hands[taker] = hands[taker] + (drawn,)
+    new = state._replace(
+        hands=(hands[0], hands[1]),
+        talon=talon,
+        trump_card=trump_card,
+        revealed=revealed,
+        tricks=(tricks[0], tricks[1]),
+        trick=(),
+        last_trick=LastTrick(trick, leader, winner),
+        leader=winner,
+        to_move=winner,
+    )
+    if not hands[0] and not hands[1]:
+        return _end_of_play(new, winner, events)
+    if state.options.auto_claim and points(new, winner) >= WINNING_POINTS:
+        events.append({"type": "claim", "player": winner, "points": points(new, winner), "correct": True, "auto": True})
+        return _end_by_claim(new, winner, True, events)
+    return new
+
+
+def _end_by_claim(state: State, x: Seat, correct: bool, events: list[Event]) -> State:
+    """§7.3 rows for a correct or false claim by ``x``."""
+    y = 1 - x
+    closer, closing = state.closed_by, state.closing
+    if correct:
+        if closer is None:
+            value = _value(len(state.tricks[y]), points(state, y))
+        elif closer == x:
+            assert closing is not None
+            value = _value(closing.opp_tricks, closing.opp_points)
+        else:
+            assert closing is not None
+            value = _penalty(closing.opp_tricks)
+        return _end_deal(state, x, value, Reason.CLAIM, events)
+    if closer == x:
+        assert closing is not None
+        value = _penalty(closing.opp_tricks)
+    else:
+        value = _penalty(len(state.tricks[y]))
+    return _end_deal(state, y, value, Reason.FALSE_CLAIM, events)
+
+
+def _end_of_play(state: State, last_winner: Seat, events: list[Event]) -> State:
+    """§7.3 rows for a deal played out to the last trick."""
+    closer, closing = state.closed_by, state.closing
+    if closer is None:
+        loser = 1 - last_winner
+        return _end_deal(state, last_winner, _value(len(state.tricks[loser]), points(state, loser)), Reason.LAST_TRICK, events)
+    assert closing is not None
+    if last_winner == closer and points(state, closer) >= WINNING_POINTS:
+        return _end_deal(state, closer, _value(closing.opp_tricks, closing.opp_points), Reason.CLAIM, events)
+    return _end_deal(state, 1 - closer, _penalty(closing.opp_tricks), Reason.CLOSER_FAILED, events)
+
+
+def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: list[Event]) -> State:
+    """Record the deal's result; §7.4 match end or wait for the next dealer."""
+    result = Result(winner, value, reason, (points(state, 0), points(state, 1)))
+    game_points = _set(state.game_points, winner, state.game_points[winner] + value)
+    events.append(
+        {"type": "deal_over", "winner": winner, "game_points": value, "reason": reason, "points": result.points}
+    )
+    over = game_points[winner] >= state.options.target
+    if over:
+        events.append({"type": "game_over", "winner": [winner]})
+    return state._replace(
+        phase=Phase.GAME_OVER if over else Phase.DEAL_OVER,
+        game_points=game_points,
+        result=result,
+        results=state.results + (result,),
+        to_move=None if over else 1 - state.dealer,
+        trick=(),
+        marriage_pending=None,
+    )
+
+
+# --- the outside view ------------------------------------------------------------------------
+
+
+def outcome(state: State) -> Outcome | None:
+    """The match winner once the match is over (§7.4)."""
+    if state.phase is not Phase.GAME_OVER or state.result is None:
+        return None
+    return Outcome(frozenset((state.result.winner,)), "target_reached")
+
+
+def status(state: State) -> str:
+    """Envelope status: in_progress, deal_over or finished."""
+    return {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}[state.phase]
+
+
+def derived(state: State) -> dict[str, object]:
+    """The derived values responses add to a full state (§5.1); ignored on input."""
+    return {
+        "tricks_won": [len(state.tricks[0]), len(state.tricks[1])],
+        "card_points": [card_points(state, 0), card_points(state, 1)],
+        "marriage_points": [sum(m.points for m in state.marriages[p]) for p in (0, 1)],
+        "points": [points(state, 0), points(state, 1)],
+        "talon_size": talon_size(state),
+    }
+
+
+def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
+    """``totals`` = game points; this deal's tricks, and its points when ``show_points`` is on."""
+    out: dict[str, object] = {
+        "totals": list(state.game_points),
+        "tricks_won": [len(state.tricks[0]), len(state.tricks[1])],
+    }
+    if state.options.show_points:
+        out["card_points"] = [card_points(state, 0), card_points(state, 1)]
+        out["marriage_points"] = [sum(m.points for m in state.marriages[p]) for p in (0, 1)]
+        out["points"] = [points(state, 0), points(state, 1)]
+    return out
+
+
+def _known_in_hand(state: State, seat: Seat) -> list[Card]:
+    hand = state.hands[seat]
+    seen: list[Card] = []
+    for r in state.revealed:
+        if r.player == seat and r.card in hand and r.card not in seen:
+            seen.append(r.card)
+    return seen
+
+
+def view(state: State, seat: Seat | None) -> dict[str, object]:
+    """§5.3 what ``seat`` may see (``None``: the public view, no hand at all)."""
+    out: dict[str, object] = {
+        "game": GAME_ID,
+        "seat": seat,
+        "seq": state.seq,
+        "rules_version": RULES_VERSION,
+        "options": state.options,
+        "phase": state.phase,
+        "deal_number": state.deal_number,
+        "dealer": state.dealer,
+        "game_points": state.game_points,
+    }
+    if seat is None:
+        out["hand_counts"] = [len(state.hands[0]), len(state.hands[1])]
+        out["known_cards"] = [_known_in_hand(state, 0), _known_in_hand(state, 1)]
+    else:
+        out["hand"] = state.hands[seat]
+        out["opponent_hand_count"] = len(state.hands[1 - seat])
+        out["known_opponent_cards"] = _known_in_hand(state, 1 - seat)
+    out.update(
+        talon_count=len(state.talon),
+        talon_size=talon_size(state),
+        trump_card=state.trump_card,
+        trump_suit=state.trump_suit,
+        closed_by=state.closed_by,
+        closing=state.closing,
+        leader=state.leader,
+        to_move=state.to_move,
+        trick=[{"player": state.leader, "card": c} for c in state.trick],
+        marriage_pending=state.marriage_pending,
+        marriages=state.marriages,
+        tricks_won=[len(state.tricks[0]), len(state.tricks[1])],
+        last_trick=state.last_trick,
+        result=state.result,
+        results=state.results,
+    )
+    if state.options.show_points:
+        out["tricks"] = state.tricks
+        out["card_points"] = [card_points(state, 0), card_points(state, 1)]
+        out["points"] = [points(state, 0), points(state, 1)]
+    if seat is not None and seat == state.to_move:
+        out["legal_moves"] = legal_moves(state)
+    return out
+
+
+def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
+    """Every card ``seat`` may see now (tests scan views against it)."""
+    seen: set[Card] = set()
+    if seat is not None:
+        seen.update(state.hands[seat])
+    for p in (0, 1):
+        seen.update(_known_in_hand(state, p))
+        for a, b in state.tricks[p]:
+            seen.update((a, b))
+    if state.trump_card is not None:
+        seen.add(state.trump_card)
+    seen.update(state.trick)
+    for r in state.revealed:
+        seen.add(r.card)
+    return frozenset(seen)
+
+
+# --- consistency of a client-supplied state (DESIGN.md "State validation") --------------------
+
+
+def check_state(state: State) -> None:
+    """Raise InvalidState (with field paths) unless the state could arise in play."""
+    errors: dict[str, list[str]] = {}
+
+    def bad(path: str, message: str) -> None:
+        errors.setdefault(path, []).append(message)
+
+    s = state
+    if s.dealer not in (0, 1):
+        bad("dealer", "must be 0 or 1")
+    if s.leader not in (0, 1):
+        bad("leader", "must be 0 or 1")
+    for path, seat in (("closed_by", s.closed_by), ("to_move", s.to_move)):
+        if seat is not None and seat not in (0, 1):
+            bad(path, "must be 0, 1 or null")
+    if s.deal_number < 1:
+        bad("deal_number", "must be at least 1")
+    if s.seq < 0:
+        bad("seq", "must not be negative")
+    if len(s.trick) > 1:
+        bad("trick", "holds at most the led card")
+    if any(g < 0 for g in s.game_points):
+        bad("game_points", "must not be negative")
+    # every card of the pack exactly once
+    places: list[Card] = [*s.hands[0], *s.hands[1], *s.talon, *s.trick]
+    if s.trump_card is not None:
+        places.append(s.trump_card)
+    for p in (0, 1):
+        for a, b in s.tricks[p]:
+            places += (a, b)
+    try:
+        check_deck(places, PACK)
+    except DeckProblem as exc:
+        bad("hands", "cards in hands, talon, trump card, trick and tricks must be the pack: " + str(exc).split(": ", 1)[-1])
+    if errors:
+        raise InvalidState(errors)
+    if s.trump_card is not None and s.trump_card.suit is not s.trump_suit:
+        bad("trump_suit", f"must be the suit of the trump card {s.trump_card}")
+    if (s.closed_by is None) != (s.closing is None):
+        bad("closing", "is set exactly when closed_by is set")
+    for p in (0, 1):
+        suits = [m.suit for m in s.marriages[p]]
+        if len(set(suits)) != len(suits):
+            bad(f"marriages.{p}", "a suit is declared twice")
+        for i, m in enumerate(s.marriages[p]):
+            want = TRUMP_MARRIAGE_POINTS if m.suit is s.trump_suit else MARRIAGE_POINTS
+            if m.points != want:
+                bad(f"marriages.{p}.{i}.points", f"must be {want}")
+    n_tricks = len(s.tricks[0]) + len(s.tricks[1])
+    if n_tricks > 10:
+        bad("tricks", "at most 10 tricks in a deal")
+    # results and game points agree; the phase fits the scores
+    totals = [0, 0]
+    for r in s.results:
+        if r.winner in (0, 1):
+            totals[r.winner] += r.game_points
+    if tuple(totals) != tuple(s.game_points):
+        bad("game_points", "must equal the sum of the results' game points")
+    target = s.options.target
+    if s.phase is Phase.PLAY:
+        _check_play_phase(s, n_tricks, bad)
+    else:
+        if s.result is None or not s.results or s.result != s.results[-1]:
+            bad("result", "a finished deal has a result equal to the last of results")
+        if s.phase is Phase.DEAL_OVER:
+            if max(s.game_points) >= target:
+                bad("phase", "deal_over although a seat reached the target")
+            if s.to_move != 1 - s.dealer:
+                bad("to_move", "in deal_over the next dealer (1 - dealer) is to move")
+        else:
+            if max(s.game_points) < target:
+                bad("phase", "game_over although no seat reached the target")
+            if s.to_move is not None:
+                bad("to_move", "must be null in game_over")
+        if s.trick or s.marriage_pending is not None:
+            bad("trick", "no trick is in progress once the deal is over")
+    if errors:
+        raise InvalidState(errors)
+
+
+def _check_play_phase(s: State, n_tricks: int, add: Callable[[str, str], None]) -> None:
+    """Consistency of a deal in progress: turn, hand sizes, talon, pending marriage."""
+    if max(s.game_points) >= s.options.target:
+        add("phase", "play although a seat reached the target")
+    if s.result is not None and (not s.results or s.result != s.results[-1]):
+        add("result", "must be null or the last of results")
+    if len(s.results) != s.deal_number - 1:
+        add("results", "one result per finished deal (deal_number - 1)")
+    follower = 1 - s.leader
+    want_to_move = follower if s.trick else s.leader
+    if s.to_move != want_to_move:
+        add("to_move", f"must be {want_to_move}: the {'follower' if s.trick else 'leader'}")
+    lead_hand, follow_hand = len(s.hands[s.leader]), len(s.hands[follower])
+    if lead_hand + len(s.trick) != follow_hand or follow_hand > HAND_SIZE or follow_hand == 0:
+        add("hands", "hand sizes do not fit the trick in progress")
+    size = len(s.talon) + (s.trump_card is not None)
+    if s.closed_by is None:
+        if size != max(0, 10 - 2 * n_tricks):
+            add("talon", f"an open talon holds {max(0, 10 - 2 * n_tricks)} cards after {n_tricks} tricks")
+        if size and follow_hand != HAND_SIZE:
+            add("hands", "hands hold 5 cards while the talon lasts")
+    if s.trump_card is None and s.talon:
+        add("trump_card", "the trump card is drawn last")
+    if s.marriage_pending is not None:
+        hand = s.hands[s.leader]
+        if s.trick or (_KING[s.marriage_pending] not in hand and _QUEEN[s.marriage_pending] not in hand):
+            add("marriage_pending", "the leader must still hold the K or Q of the declared suit")
+        if not s.marriages[s.leader] or s.marriages[s.leader][-1].suit is not s.marriage_pending:
+            add("marriage_pending", "must be the leader's last declared marriage")
+    if s.closed_by is not None and s.closing is not None and s.closing.opp_tricks > len(s.tricks[1 - s.closed_by]):
+        add("closing.opp_tricks", "cannot exceed the tricks the non-closer has won")

@@ -1,0 +1,55 @@
+"""The edge's per-game codecs, found by game id: wire form in, engine values out, and back.
+
+Each ``service/schemas/<game_id>.py`` exports ``OPTIONS`` (a marshmallow schema), ``MOVES`` (a
+``MoveParser``), ``load_state`` and ``dump_state``; ``GameCodec`` gives them one uniform face.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType, ModuleType
+from typing import Any, Final
+
+from ..engines import ENGINES
+from . import schnapsen
+from .common import load_options, to_wire
+
+__all__ = ["SCHEMAS", "GameCodec"]
+
+
+@dataclass(frozen=True)
+class GameCodec:
+    """One game's wire codec."""
+
+    engine: Any
+    module: ModuleType
+
+    def load_options(self, data: Any) -> Any:
+        """Options from wire form; raises BadSetup("invalid_option")."""
+        return load_options(self.module.OPTIONS, self.engine.Options, data)
+
+    def load_state(self, data: Any, check: bool = True) -> Any:
+        """State from wire form; raises InvalidState. ``check``: also the engine's consistency check."""
+        state = self.module.load_state(data)
+        if check:
+            self.engine.check_state(state)
+        return state
+
+    def dump_state(self, state: Any, derived: bool = True) -> dict[str, Any]:
+        """The full state in wire form."""
+        return self.module.dump_state(state, derived)  # type: ignore[no-any-return]
+
+    def load_move(self, data: Any, players: int) -> Any:
+        """A move value or a BadMove; never raises."""
+        return self.module.MOVES.parse(data, players)
+
+    @staticmethod
+    def dump(value: Any) -> Any:
+        """Wire form of any engine value (moves, views, events, scores)."""
+        return to_wire(value)
+
+
+SCHEMAS: Final[Mapping[str, GameCodec]] = MappingProxyType(
+    {m.GAME_ID: GameCodec(ENGINES[m.GAME_ID], m) for m in (schnapsen,)}
+)

@@ -1,0 +1,387 @@
+"""Edge machinery shared by every game: fields, request envelopes, the move parser, wire output.
+
+Card strings become ``Card`` values here and nowhere else; engines receive only well-formed data.
+A move is parsed loosely: what cannot be parsed becomes a ``BadMove`` carrying the code, so the
+engine reports it in the order its spec's §8 gives (``game_over`` or ``wrong_phase`` can come first).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from enum import Enum
+from typing import Any, Final
+
+from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from ..cards import Card, Suit
+from ..cards.shuffle import MAX_SEED
+from ..engines.base import BadMove, BadSetup, InvalidState
+
+__all__ = [
+    "to_wire",
+    "StrictInt",
+    "StrictBool",
+    "CardField",
+    "SuitField",
+    "SeatField",
+    "flatten_errors",
+    "NewRequest",
+    "StateRequest",
+    "MoveRequest",
+    "ReplayRequest",
+    "MoveField",
+    "MoveParser",
+    "options_schema",
+    "load_options",
+    "parse_deck",
+    "MAX_MOVES",
+]
+
+MAX_MOVES: Final = 10_000
+MAX_INT: Final = 2**53  # JSON-safe integer bound for any count or amount
+
+
+# --- wire output ----------------------------------------------------------------------------
+
+
+def to_wire(obj: Any) -> Any:
+    """JSON-ready form of engine values: cards as strings, enums as values, records as objects."""
+    if obj is None or isinstance(obj, (bool, int, float)):
+        return obj
+    if isinstance(obj, Card):
+        return str(obj)
+    if isinstance(obj, Enum):
+        return obj.value
+    if isinstance(obj, str):
+        return obj
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return {k: to_wire(v) for k, v in zip(obj._fields, obj)}
+    if isinstance(obj, (tuple, list, frozenset, set)):
+        return [to_wire(v) for v in obj]
+    if isinstance(obj, Mapping):
+        return {str(k): to_wire(v) for k, v in obj.items()}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out = {}
+        kind = getattr(obj, "TYPE", None)
+        if kind is not None:
+            out["type"] = kind
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if value is None and kind is not None and f.default is None:
+                continue  # optional move fields (a next_deal template's deck) are left out
+            out[f.name] = to_wire(value)
+        return out
+    raise TypeError(f"no wire form for {type(obj).__name__}")
+
+
+# --- fields ---------------------------------------------------------------------------------
+
+
+class StrictInt(fields.Integer):
+    """An integer that is really a JSON integer: no bools, floats or numeric strings."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("strict", True)
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.make_error("invalid")
+        return int(value)
+
+
+class StrictBool(fields.Boolean):
+    """A JSON true/false, nothing else."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+
+class StrictString(fields.String):
+    """A JSON string (marshmallow would also accept bytes)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        if not isinstance(value, str):
+            raise self.make_error("invalid")
+        return value
+
+
+class CardField(fields.Field):
+    """A card string of one game's pack."""
+
+    default_error_messages = {"invalid": "Not a card of this game's pack."}
+
+    def __init__(self, pack: Iterable[Card], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._by_text = {str(c): c for c in pack}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Card:
+        card = self._by_text.get(value) if isinstance(value, str) else None
+        if card is None:
+            raise self.make_error("invalid")
+        return card
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
+        return None if value is None else str(value)
+
+
+class SuitField(fields.Field):
+    """A suit letter S, H, D or C."""
+
+    default_error_messages = {"invalid": "Not a suit (S, H, D, C)."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Suit:
+        if not isinstance(value, str) or value not in Suit.__members__:
+            raise self.make_error("invalid")
+        return Suit(value)
+
+
+def SeatField(players: int, **kwargs: Any) -> StrictInt:  # noqa: N802 - a field factory
+    """A seat number 0 .. players-1."""
+    return StrictInt(validate=validate.Range(0, players - 1), **kwargs)
+
+
+def flatten_errors(messages: Any, prefix: str = "") -> dict[str, list[str]]:
+    """marshmallow's nested messages as ``{"hands.0.2": ["Not a card ..."]}``."""
+    out: dict[str, list[str]] = {}
+    if isinstance(messages, Mapping):
+        for key, value in messages.items():
+            path = f"{prefix}.{key}" if prefix else str(key)
+            if key == "_schema":
+                path = prefix or "state"
+            out.update(flatten_errors(value, path))
+    elif isinstance(messages, list) and all(isinstance(m, str) for m in messages):
+        out.setdefault(prefix or "state", []).extend(messages)
+    elif isinstance(messages, list):
+        for m in messages:
+            out.update(flatten_errors(m, prefix))
+    else:
+        out.setdefault(prefix or "state", []).append(str(messages))
+    return out
+
+
+# --- request envelopes (400 invalid_request when not of this shape) --------------------------
+
+
+class _Request(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class NewRequest(_Request):
+    """``POST …/new``."""
+
+    players = StrictInt(validate=validate.Range(1, 16))
+    options = fields.Dict(keys=fields.String())
+    deck = fields.List(fields.Raw(), validate=validate.Length(max=1024))
+    seed = StrictInt(validate=validate.Range(0, MAX_SEED))
+
+
+class StateRequest(_Request):
+    """``POST …/state``: a plain state (open mode) or a token (sealed mode)."""
+
+    state = fields.Dict(keys=fields.String())
+    token = StrictString(validate=validate.Length(min=1, max=512 * 1024))
+    expected_seq = StrictInt(validate=validate.Range(0, MAX_INT))
+
+    @validates_schema
+    def _one_source(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        if ("state" in data) == ("token" in data):
+            raise ValidationError("Send exactly one of state and token.", "state")
+
+
+class MoveField(fields.Field):
+    """A move must be a JSON object; everything inside it is judged by the game (422)."""
+
+    default_error_messages = {"invalid": "A move must be a JSON object."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.make_error("invalid")
+        return value
+
+
+class MoveRequest(StateRequest):
+    """``POST …/moves`` and ``…/check``."""
+
+    move = MoveField(required=True)
+
+
+class ReplayRequest(_Request):
+    """``POST …/replay``: a game's setup and its move log."""
+
+    players = StrictInt(validate=validate.Range(1, 16))
+    options = fields.Dict(keys=fields.String())
+    deck = fields.List(fields.Raw(), validate=validate.Length(max=1024))
+    seed = StrictInt(validate=validate.Range(0, MAX_SEED))
+    moves = fields.List(fields.Raw(), required=True, validate=validate.Length(max=MAX_MOVES))
+
+    @validates_schema
+    def _fixed(self, data: Mapping[str, Any], **kwargs: Any) -> None:
+        if "deck" not in data and "seed" not in data:
+            raise ValidationError("A replay needs deck or seed.", "deck")
+
+
+# --- options --------------------------------------------------------------------------------
+
+
+def options_schema(options_cls: type, info: Mapping[str, Mapping[str, Any]]) -> Schema:
+    """A marshmallow schema for a game's Options dataclass, from its option table."""
+    declared: dict[str, fields.Field] = {}
+    defaults = {f.name: f.default for f in dataclasses.fields(options_cls)}
+    for name, meta in info.items():
+        kind = meta["type"]
+        if kind == "boolean":
+            declared[name] = StrictBool(load_default=defaults[name])
+        elif kind == "integer":
+            declared[name] = StrictInt(
+                load_default=defaults[name], validate=validate.Range(meta.get("minimum"), meta.get("maximum"))
+            )
+        elif kind == "string":
+            declared[name] = StrictString(load_default=defaults[name], validate=validate.OneOf(meta["enum"]))
+        else:  # pragma: no cover - a table error, caught by the catalogue test
+            raise ValueError(f"unknown option type {kind}")
+    schema_cls = Schema.from_dict(declared, name=f"{options_cls.__module__}.OptionsSchema")
+    return schema_cls(unknown=RAISE)
+
+
+def load_options(schema: Schema, options_cls: type, data: Any) -> Any:
+    """Options from wire form; raises BadSetup("invalid_option") naming the option."""
+    if data is None:
+        data = {}
+    if not isinstance(data, Mapping):
+        raise BadSetup("invalid_option", "options must be an object")
+    try:
+        loaded = schema.load(data)
+    except ValidationError as err:
+        problems = flatten_errors(err.messages)
+        name, msgs = next(iter(problems.items()))
+        raise BadSetup("invalid_option", f"option {name}: {msgs[0]}") from None
+    return options_cls(**loaded)
+
+
+def parse_deck(raw: Any, pack: Sequence[Card]) -> tuple[Card, ...]:
+    """A deck (top first) of card strings; raises BadSetup("invalid_deck") if it is not ``pack``."""
+    if not isinstance(raw, list):
+        raise BadSetup("invalid_deck", "deck must be a list of card strings")
+    by_text = {str(c): c for c in pack}
+    out = []
+    for i, text in enumerate(raw):
+        card = by_text.get(text) if isinstance(text, str) else None
+        if card is None:
+            raise BadSetup("invalid_deck", f"deck[{i}] = {text!r} is not a card of this game's pack")
+        out.append(card)
+    from ..cards.packs import DeckProblem, check_deck
+
+    try:
+        check_deck(out, pack)
+    except DeckProblem as exc:
+        raise BadSetup("invalid_deck", str(exc)) from None
+    return tuple(out)
+
+
+# --- moves ----------------------------------------------------------------------------------
+
+FieldParser = Callable[[Any], Any]
+"""Turns a wire value into an engine value, or raises _Bad(code, detail)."""
+
+
+class _Bad(Exception):
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+def card_of(pack: Iterable[Card]) -> FieldParser:
+    by_text = {str(c): c for c in pack}
+
+    def parse(value: Any) -> Card:
+        if not isinstance(value, str):
+            raise _Bad("invalid_move", "a card must be a string such as \"10H\"")
+        card = by_text.get(value)
+        if card is None:
+            raise _Bad("invalid_card", f"{value!r} is not a card of this game's pack")
+        return card
+
+    return parse
+
+
+def suit_value(value: Any) -> Suit:
+    if not isinstance(value, str) or value not in Suit.__members__:
+        raise _Bad("invalid_move", f"{value!r} is not a suit (S, H, D, C)")
+    return Suit(value)
+
+
+def deck_of(pack: Sequence[Card]) -> FieldParser:
+    """A deck field: a list of strings (else invalid_move); not exactly the pack → invalid_deck."""
+    def parse(value: Any) -> tuple[Card, ...]:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise _Bad("invalid_move", "deck must be a list of card strings")
+        try:
+            return parse_deck(value, pack)
+        except BadSetup as exc:
+            raise _Bad("invalid_deck", exc.detail) from None
+
+    return parse
+
+
+class MoveParser:
+    """Parses one game's moves from wire form into its move dataclasses, or a ``BadMove``.
+
+    ``moves`` maps each move type to (class, {field: (parser, required)}). ``order`` lists the
+    parse-level codes in the game's §8 order; the first problem in that order is reported.
+    """
+
+    def __init__(
+        self,
+        moves: Mapping[str, tuple[type, Mapping[str, tuple[FieldParser, bool]]]],
+        order: Sequence[str] = ("invalid_move", "invalid_player", "unknown_move_type", "invalid_card", "invalid_deck"),
+    ) -> None:
+        self._moves = moves
+        self._rank = {code: i for i, code in enumerate(order)}
+
+    def parse(self, data: Any, players: int) -> Any:
+        """A move dataclass, or ``BadMove`` with the first problem in §8 order."""
+        if not isinstance(data, Mapping):
+            return BadMove("invalid_move", "A move must be a JSON object.")
+        problems: list[tuple[str, str]] = []
+        kind = data.get("type")
+        spec = None
+        if not isinstance(kind, str):
+            problems.append(("invalid_move", "type is required and must be a string"))
+            kind = None
+        else:
+            spec = self._moves.get(kind)
+            if spec is None:
+                problems.append(("unknown_move_type", f"{kind!r} is not a move type of this game"))
+        player = data.get("player")
+        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < players:
+            problems.append(("invalid_player", f"player must be a seat 0..{players - 1}"))
+            player = None
+        at = data.get("at")
+        if at is not None and (isinstance(at, bool) or not isinstance(at, int)):
+            problems.append(("invalid_move", "at must be an integer timestamp in milliseconds"))
+        values: dict[str, Any] = {}
+        if spec is not None:
+            cls, field_specs = spec
+            for name in data:
+                if name not in field_specs and name not in ("type", "player", "at"):
+                    problems.append(("invalid_move", f"{kind} has no field {name!r}"))
+            for name, (parse, required) in field_specs.items():
+                if name not in data:
+                    if required:
+                        problems.append(("invalid_move", f"{kind} needs {name!r}"))
+                    continue
+                try:
+                    values[name] = parse(data[name])
+                except _Bad as bad:
+                    problems.append((bad.code, f"{name}: {bad.detail}"))
+        if problems:
+            code, detail = min(problems, key=lambda p: self._rank.get(p[0], len(self._rank)))
+            return BadMove(code, detail, kind, player)
+        cls = spec[0]  # type: ignore[index]
+        return cls(player=player, **values)

@@ -1,0 +1,211 @@
+"""Schnapsen's wire forms (schnapsen.md §5, §6): options, state, moves.
+
+Names match openapi.yaml one to one: ``SchnapsenOptions`` ↔ ``OPTIONS``, ``SchnapsenState`` ↔
+``StateSchema``, ``SchnapsenMove`` ↔ ``MOVES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+
+from ..engines import schnapsen as engine
+from ..engines.base import InvalidState
+from ..engines.moves import NextDeal
+from .common import (
+    CardField,
+    MoveParser,
+    SeatField,
+    StrictInt,
+    StrictString,
+    SuitField,
+    card_of,
+    deck_of,
+    flatten_errors,
+    load_options,
+    options_schema,
+    suit_value,
+    to_wire,
+)
+
+GAME_ID: Final = engine.GAME_ID
+PACK: Final = engine.PACK
+OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
+
+_Card = lambda **kw: CardField(PACK, **kw)  # noqa: E731
+_Seat = lambda **kw: SeatField(2, **kw)  # noqa: E731
+_Int = lambda **kw: StrictInt(validate=validate.Range(0, 10_000), **kw)  # noqa: E731
+_Cards = lambda n: fields.List(_Card(), validate=validate.Length(max=n), required=True)  # noqa: E731
+_Pair = lambda inner: fields.List(inner, validate=validate.Length(equal=2), required=True)  # noqa: E731
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class OptionsField(fields.Field):
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
+        if not isinstance(value, Mapping):
+            raise ValidationError("options must be an object")
+        try:
+            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
+        except Exception as exc:  # BadSetup: reported as a state problem at options.<name>
+            raise ValidationError(getattr(exc, "detail", str(exc))) from None
+
+
+class ClosingSchema(_Strict):
+    opp_tricks = _Int(required=True)
+    opp_points = StrictInt(required=True, validate=validate.Range(0, 200))
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Closing:
+        return engine.Closing(d["opp_tricks"], d["opp_points"])
+
+
+class MeldSchema(_Strict):
+    suit = SuitField(required=True)
+    points = StrictInt(required=True, validate=validate.OneOf((20, 40)))
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Meld:
+        return engine.Meld(d["suit"], d["points"])
+
+
+class RevealSchema(_Strict):
+    player = _Seat(required=True)
+    card = _Card(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Reveal:
+        return engine.Reveal(d["player"], d["card"])
+
+
+class TrickEntrySchema(_Strict):
+    player = _Seat(required=True)
+    card = _Card(required=True)
+
+
+class LastTrickSchema(_Strict):
+    cards = _Pair(_Card())
+    leader = _Seat(required=True)
+    winner = _Seat(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.LastTrick:
+        return engine.LastTrick((d["cards"][0], d["cards"][1]), d["leader"], d["winner"])
+
+
+class ResultSchema(_Strict):
+    winner = _Seat(required=True)
+    game_points = StrictInt(required=True, validate=validate.Range(1, 3))
+    reason = StrictString(required=True, validate=validate.OneOf([r.value for r in engine.Reason]))
+    points = _Pair(StrictInt(validate=validate.Range(0, 200)))
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Result:
+        return engine.Result(d["winner"], d["game_points"], engine.Reason(d["reason"]), (d["points"][0], d["points"][1]))
+
+
+_DERIVED: Final = ("tricks_won", "card_points", "marriage_points", "points", "talon_size")
+
+
+class StateSchema(_Strict):
+    """``SchnapsenState``: §5.1 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
+
+    game = StrictString(validate=validate.Equal(GAME_ID))
+    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
+    seq = StrictInt(validate=validate.Range(0, 2**31))
+    seed = StrictInt(allow_none=True, validate=validate.Range(0, 2**63 - 1))
+    options = OptionsField()
+    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    deal_number = StrictInt(required=True, validate=validate.Range(1, 100_000))
+    dealer = _Seat(required=True)
+    game_points = _Pair(StrictInt(validate=validate.Range(0, 100_000)))
+    hands = _Pair(fields.List(_Card(), validate=validate.Length(max=5)))
+    talon = _Cards(9)
+    trump_card = _Card(required=True, allow_none=True)
+    trump_suit = SuitField(required=True)
+    closed_by = _Seat(required=True, allow_none=True)
+    closing = fields.Nested(ClosingSchema, required=True, allow_none=True)
+    leader = _Seat(required=True)
+    to_move = _Seat(required=True, allow_none=True)
+    trick = fields.List(fields.Nested(TrickEntrySchema), required=True, validate=validate.Length(max=1))
+    marriage_pending = SuitField(required=True, allow_none=True)
+    tricks = _Pair(fields.List(_Pair(_Card()), validate=validate.Length(max=10)))
+    marriages = _Pair(fields.List(fields.Nested(MeldSchema), validate=validate.Length(max=4)))
+    revealed = fields.List(fields.Nested(RevealSchema), required=True, validate=validate.Length(max=40))
+    last_trick = fields.Nested(LastTrickSchema, required=True, allow_none=True)
+    result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    results = fields.List(fields.Nested(ResultSchema), required=True, validate=validate.Length(max=100_000))
+    tricks_won = fields.Raw(load_only=True)
+    card_points = fields.Raw(load_only=True)
+    marriage_points = fields.Raw(load_only=True)
+    points = fields.Raw(load_only=True)
+    talon_size = fields.Raw(load_only=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
+        for name in _DERIVED:
+            d.pop(name, None)
+        trick = d.pop("trick")
+        if trick and trick[0]["player"] != d["leader"]:
+            raise ValidationError("the led card belongs to the leader", "trick")
+        d.pop("game", None)
+        d.pop("rules_version", None)
+        return engine.State(
+            options=d.pop("options", engine.Options()),
+            phase=engine.Phase(d.pop("phase")),
+            game_points=tuple(d.pop("game_points")),
+            hands=(tuple(d["hands"][0]), tuple(d.pop("hands")[1])),
+            talon=tuple(d.pop("talon")),
+            trick=tuple(e["card"] for e in trick),
+            tricks=tuple(tuple((a, b) for a, b in seat) for seat in d.pop("tricks")),  # type: ignore[arg-type]
+            marriages=(tuple(d["marriages"][0]), tuple(d.pop("marriages")[1])),
+            revealed=tuple(d.pop("revealed")),
+            results=tuple(d.pop("results")),
+            seq=d.pop("seq", 0),
+            seed=d.pop("seed", None),
+            **d,
+        )
+
+
+_STATE_SCHEMA: Final = StateSchema()
+
+
+def load_state(data: Any) -> engine.State:
+    """A State from its wire form; raises InvalidState with field paths (shape only)."""
+    if not isinstance(data, Mapping):
+        raise InvalidState({"state": ["must be an object"]})
+    try:
+        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise InvalidState(flatten_errors(err.messages)) from None
+
+
+def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
+    """The full state's wire form (§5.1), with the derived values unless ``derived`` is off."""
+    out: dict[str, Any] = {"game": GAME_ID, "rules_version": engine.RULES_VERSION}
+    for name, value in zip(state._fields, state):
+        out[name] = to_wire(value)
+    out["trick"] = [{"player": state.leader, "card": str(c)} for c in state.trick]
+    if derived:
+        out.update(engine.derived(state))
+    return out
+
+
+_CARD = card_of(PACK)
+MOVES: Final = MoveParser(
+    {
+        "claim": (engine.Claim, {}),
+        "exchange": (engine.Exchange, {}),
+        "close": (engine.Close, {}),
+        "marriage": (engine.Marriage, {"suit": (suit_value, True)}),
+        "play": (engine.Play, {"card": (_CARD, True)}),
+        "next_deal": (NextDeal, {"deck": (deck_of(PACK), False)}),
+    },
+    # §8 order of the parse-level codes (invalid_deck comes after not_your_turn, in the engine)
+    order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card", "invalid_deck"),
+)
