@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..cards import Card
@@ -15,14 +16,22 @@ __all__ = ["NextDeal"]
 class NextDeal:
     """``{"type": "next_deal", "player": q, "deck": [...]?}``: the next dealer starts the next deal.
 
-    Listed in ``legal_moves`` as a template without ``deck``; a concrete move carrying a deck fills
-    it in (CONVENTIONS.md). The deck's validity (exactly the pack) is the engine's check.
+    Listed in ``legal_moves`` as a template without ``deck`` that knows the game's ``pack`` (not part
+    of the move's value or wire form); a concrete move carrying a valid deck, exactly that pack,
+    fills it in (CONVENTIONS.md).
     """
 
     TYPE: ClassVar[str] = "next_deal"
     player: Seat
     deck: tuple[Card, ...] | None = None
+    pack: tuple[Card, ...] = field(default=(), compare=False, repr=False, metadata={"wire": False})
 
     def filled_by(self, move: object) -> bool:
-        """A concrete ``next_deal`` by the same seat with a deck fills this template."""
-        return isinstance(move, NextDeal) and move.player == self.player and move.deck is not None
+        """A concrete ``next_deal`` by the same seat whose deck is exactly the pack fills this template."""
+        return (
+            isinstance(move, NextDeal)
+            and move.player == self.player
+            and move.deck is not None
+            and len(move.deck) == len(self.pack)
+            and Counter(move.deck) == Counter(self.pack)
+        )

@@ -202,7 +202,7 @@ _EXCHANGE: Final = (Exchange(0), Exchange(1))
 _CLOSE: Final = (Close(0), Close(1))
 _MARRIAGE: Final = {(p, s): Marriage(p, s) for p in (0, 1) for s in SUIT_ORDER}
 _PLAY: Final = {(p, c): Play(p, c) for p in (0, 1) for c in PACK}
-_NEXT_DEAL: Final = (NextDeal(0), NextDeal(1))
+_NEXT_DEAL: Final = (NextDeal(0, pack=PACK), NextDeal(1, pack=PACK))
 _KING: Final = {s: Card("K", s) for s in SUIT_ORDER}
 _QUEEN: Final = {s: Card("Q", s) for s in SUIT_ORDER}
 _JACK: Final = {s: Card("J", s) for s in SUIT_ORDER}

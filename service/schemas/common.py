@@ -67,6 +67,8 @@ def to_wire(obj: Any) -> Any:
         if kind is not None:
             out["type"] = kind
         for f in dataclasses.fields(obj):
+            if f.metadata.get("wire") is False:
+                continue
             value = getattr(obj, f.name)
             if value is None and kind is not None and f.default is None:
                 continue  # optional move fields (a next_deal template's deck) are left out
