@@ -14,6 +14,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 from collections.abc import Sequence
 from typing import Any, Final
 
@@ -24,6 +25,7 @@ __all__ = ["Sealer", "BadToken", "check_key", "TOKEN_VERSION", "TABLE"]
 TOKEN_VERSION: Final = 1
 TABLE: Final = "table"
 MAX_TOKEN_CHARS: Final = 512 * 1024
+_TOKEN_FORM: Final = re.compile(r"[A-Za-z0-9_-]+={0,2}")  # canonical url-safe base64, padding only at the end
 
 
 class BadToken(Exception):
@@ -53,8 +55,8 @@ class Sealer:
 
     def unseal(self, game: str, token: str) -> tuple[str, Any]:
         """(match id, state) from a token sealed for ``game``; raises BadToken."""
-        if not isinstance(token, str) or not token or len(token) > MAX_TOKEN_CHARS:
-            raise BadToken()
+        if not isinstance(token, str) or len(token) > MAX_TOKEN_CHARS or not _TOKEN_FORM.fullmatch(token):
+            raise BadToken()  # base64 decoding would ignore what follows the padding: refuse it
         try:
             data = self._fernet.decrypt(token.encode("ascii"))
             payload = json.loads(data)

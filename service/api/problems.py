@@ -103,7 +103,7 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:
         status = exc.code or 500
-        code = _HTTP_CODES.get(status, "http_error")
+        code = _HTTP_CODES.get(status, "invalid_request" if status < 500 else "internal")
         detail = exc.description or _title(code)
         headers = {}
         allowed = getattr(exc, "valid_methods", None)

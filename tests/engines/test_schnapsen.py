@@ -35,7 +35,7 @@ from service.engines.schnapsen import (
     Reveal,
     State,
 )
-from tests.scenario_runner import to_wire
+from service.schemas.common import to_wire
 
 PACK = short_20()
 

@@ -1,0 +1,561 @@
+"""openapi.yaml is valid, complete for the engines it documents, and enforced by tests/contract.py.
+
+The contract (DESIGN.md, CONVENTIONS.md, each game's spec, docs/wire.md) says what the document
+must hold; these tests pin the parts that code can check: the document validates, every error
+response is a problem, every error code is listed, the move unions and options match the engines,
+the examples are true, and the response checker both accepts real responses and fails wrong ones.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import random
+import re
+import time
+from collections.abc import Iterator
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import pytest
+from openapi_spec_validator import validate
+from openapi_spec_validator.readers import read_from_filename
+
+from service.cards import Card
+from service.cards.packs import short_20
+from service.engines import ENGINES
+from service.engines import schnapsen as sch
+from service.engines.base import event_view
+
+try:
+    from contract import SPEC, SPEC_PATH, assert_conforms, is_valid, plain_validator_at, validator_at
+except ModuleNotFoundError:  # tests/ imported as a package
+    from tests.contract import SPEC, SPEC_PATH, assert_conforms, is_valid, plain_validator_at, validator_at
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"  # the specs (read-only), beside the repository when present
+SCHEMAS = SPEC["components"]["schemas"]
+HTTP_METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
+PROBLEM_REF = "#/components/schemas/Problem"
+
+# §10 Example 1 of shared/rules/schnapsen.md.
+EXAMPLE_1_DECK = ["AH", "10S", "KD", "QC", "JH", "AS", "QH", "10H", "JD", "KH",
+                  "KS", "AD", "JS", "QS", "10C", "AC", "KC", "JC", "QD", "10D"]
+
+# Transcribed from the specs (checked against the files below when they are present).
+COMMON_CODES = {
+    "invalid_players", "invalid_option", "invalid_deck", "invalid_state", "stale_state",
+    "invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "game_over",
+    "wrong_phase", "not_your_turn", "card_not_in_hand", "duplicate_card",
+}  # CONVENTIONS.md "Common error codes"
+SCHNAPSEN_CODES = {
+    "game_over", "wrong_phase", "unknown_move_type", "invalid_move", "invalid_player",
+    "invalid_card", "not_your_turn", "invalid_deck", "not_leader", "claim_not_allowed",
+    "marriage_pending", "talon_closed", "talon_exhausted", "no_trump_jack", "talon_too_small",
+    "no_marriage", "marriage_requires_trick", "card_not_in_hand", "must_play_marriage_card",
+    "must_follow_suit", "must_head_trick", "must_trump", "invalid_players", "invalid_option",
+}  # schnapsen.md §8 (with its creation errors)
+HTTP_CODES = {
+    "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
+    "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
+    "unsupported_media_type", "internal",
+}  # docs/wire.md "Errors"
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def deref(node: Any) -> Any:
+    """Follow a local ``$ref`` chain."""
+    while isinstance(node, dict) and "$ref" in node:
+        target: Any = SPEC
+        for part in node["$ref"].removeprefix("#/").split("/"):
+            target = target[part.replace("~1", "/").replace("~0", "~")]
+        node = target
+    return node
+
+
+def operations() -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path, item in SPEC["paths"].items():
+        for method in HTTP_METHODS:
+            if method in item:
+                yield path, method, item[method]
+
+
+def enum_values(schema: dict[str, Any]) -> set[str]:
+    """Every enum value of a schema, through anyOf/oneOf and $refs."""
+    schema = deref(schema)
+    out = set(schema.get("enum", ()))
+    for key in ("anyOf", "oneOf"):
+        for sub in schema.get(key, ()):
+            out |= enum_values(sub)
+    return out
+
+
+def problem_codes() -> set[str]:
+    return enum_values(SCHEMAS["Problem"]["properties"]["code"])
+
+
+def wire(obj: Any) -> Any:
+    """Engine values in their wire form (docs/wire.md): cards as "10H", enums as values, records as objects."""
+    if obj is None or isinstance(obj, (bool, int, str)):
+        return obj.value if isinstance(obj, Enum) else obj
+    if isinstance(obj, Card):
+        return str(obj)
+    if isinstance(obj, Enum):
+        return obj.value
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return {k: wire(v) for k, v in zip(obj._fields, obj)}
+    if isinstance(obj, (tuple, list, frozenset)):
+        return [wire(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: wire(v) for k, v in obj.items()}
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        out: dict[str, Any] = {"type": obj.TYPE} if hasattr(obj, "TYPE") else {}
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            if f.metadata.get("wire", True) and not (value is None and hasattr(obj, "TYPE")):
+                out[f.name] = wire(value)
+        return out
+    raise TypeError(type(obj))
+
+
+def full_state(state: sch.State) -> dict[str, Any]:
+    """The open-mode full state on the wire: §5.1 fields, bookkeeping, derived values."""
+    out = wire(state._asdict())
+    out.update(game=sch.GAME_ID, rules_version=sch.RULES_VERSION)
+    out["trick"] = [{"player": state.leader, "card": str(c)} for c in state.trick]
+    out.update(wire(sch.derived(state)))
+    return out
+
+
+def envelope(state: sch.State, events: list[dict[str, Any]], seat: int | None, full: bool) -> dict[str, Any]:
+    """The envelope of ``state``: open mode without ``as`` (full), or the view of ``seat``."""
+    legal = sch.legal_moves(state)
+    if not full:
+        legal = [m for m in legal if m.player == seat] if seat is not None else []
+    outcome = sch.outcome(state)
+    return {
+        "game": sch.GAME_ID,
+        "state": full_state(state) if full else wire(sch.view(state, seat)),
+        "status": sch.status(state),
+        "to_move": sorted(sch.to_move(state)),
+        "legal_moves": wire(legal),
+        "events": [wire(event_view(e, seat, full)) for e in events],
+        "scores": wire(sch.scores(state, seat)),
+        "winner": None if outcome is None else sorted(outcome.winners),
+    }
+
+
+def deck(rng: random.Random) -> list[Card]:
+    cards = list(short_20())
+    rng.shuffle(cards)
+    return cards
+
+
+def playout(seed: int, options: sch.Options) -> Iterator[tuple[sch.State, list[dict[str, Any]]]]:
+    """Every state of a random match (and the events that led to it)."""
+    rng = random.Random(seed)
+    state = sch.new_game(options, 2, deck(rng), seed=seed)
+    events: list[dict[str, Any]] = [
+        {"type": "deal_started", "dealer": state.dealer, "deal_number": 1, "trump_card": state.trump_card}
+    ]
+    yield state, events
+    while sch.outcome(state) is None:
+        move = rng.choice(sch.legal_moves(state))
+        if isinstance(move, sch.NextDeal):
+            move = sch.NextDeal(move.player, tuple(deck(rng)))
+        state, events = sch.step(state, move)
+        yield state, events
+
+
+def envelopes(seed: int, options: sch.Options) -> Iterator[dict[str, Any]]:
+    for state, events in playout(seed, options):
+        yield envelope(state, events, None, True)
+        for seat in (0, 1, None):
+            yield envelope(state, events, seat, False)
+
+
+def problem(code: str, status: int, **extra: Any) -> dict[str, Any]:
+    return {"type": f"/errors/{code}", "title": code.replace("_", " ").capitalize(), "status": status,
+            "code": code, "detail": "Something about this request.", **extra}
+
+
+# --- the document -----------------------------------------------------------------------------
+
+
+def test_spec_validates() -> None:
+    """STYLE.md B3 (1): openapi.yaml is a valid OpenAPI 3.1 document."""
+    spec, _ = read_from_filename(str(SPEC_PATH))
+    validate(spec)
+    assert spec["openapi"] == "3.1.0"
+
+
+def test_every_endpoint_is_documented() -> None:
+    """DESIGN.md's HTTP contract: every endpoint, with its method."""
+    want = {
+        ("/v1/games", "get"), ("/v1/games/{game_id}", "get"),
+        ("/v1/games/{game_id}/new", "post"), ("/v1/games/{game_id}/moves", "post"),
+        ("/v1/games/{game_id}/state", "post"), ("/v1/games/{game_id}/check", "post"),
+        ("/v1/games/{game_id}/replay", "post"), ("/healthz", "get"), ("/readyz", "get"),
+        ("/openapi.yaml", "get"), ("/docs", "get"),
+    }
+    assert {(path, method) for path, method, _ in operations()} == want
+    assert set(deref(SPEC["paths"]["/openapi.yaml"]["get"]["responses"]["200"])["content"]) == {"application/yaml"}
+    assert set(deref(SPEC["paths"]["/docs"]["get"]["responses"]["200"])["content"]) == {"text/html"}
+
+
+def test_parameters() -> None:
+    """docs/wire.md: ``as`` on new, moves, state, replay; X-Seat-Key on every POST; game_id is a known game."""
+    for path, method, op in operations():
+        names = {deref(p)["name"] for p in [*SPEC["paths"][path].get("parameters", []), *op.get("parameters", [])]}
+        endpoint = path.rsplit("/", 1)[-1]
+        assert ("as" in names) == (endpoint in {"new", "moves", "state", "replay"}), path
+        assert ("X-Seat-Key" in names) == (method == "post"), path
+        assert ("game_id" in names) == ("{game_id}" in path), path
+    assert deref({"$ref": "#/components/parameters/As"})["schema"] == {"type": "integer", "minimum": 0}
+    assert SCHEMAS["GameId"]["enum"] == list(ENGINES)
+
+
+def test_request_bodies() -> None:
+    """docs/wire.md: closed request bodies and their bounds."""
+    for name in ("NewRequest", "MoveRequest", "StateRequest", "ReplayRequest"):
+        assert SCHEMAS[name]["additionalProperties"] is False, name
+    assert deref(SCHEMAS["NewRequest"]["properties"]["seed"]) == {
+        **deref(SCHEMAS["Seed"]), "minimum": 0, "maximum": 2**63 - 1}
+    players = SCHEMAS["NewRequest"]["properties"]["players"]
+    assert (players["minimum"], players["maximum"]) == (1, 16)
+    assert SCHEMAS["ReplayRequest"]["properties"]["moves"]["maxItems"] == 10_000
+    assert deref(SCHEMAS["ExpectedSeq"])["minimum"] == 0
+    new = validator_at("/components/schemas/NewRequest")
+    move = validator_at("/components/schemas/MoveRequest")
+    replay = validator_at("/components/schemas/ReplayRequest")
+    assert is_valid(new, {})
+    assert is_valid(new, {"players": 2, "deck": EXAMPLE_1_DECK, "seed": 2**63 - 1})
+    assert not is_valid(new, {"seed": 2**63})
+    assert not is_valid(new, {"players": 0})
+    assert not is_valid(new, {"colour": "red"})
+    play = {"type": "play", "player": 1, "card": "10S"}
+    assert is_valid(move, {"token": "abc", "move": play, "expected_seq": 0})
+    opening = SPEC["components"]["examples"]["SchnapsenMoveRequestExample1"]["value"]["state"]
+    assert is_valid(move, {"state": opening, "move": play})
+    assert not is_valid(move, {"token": "abc", "state": opening, "move": play})  # both
+    assert not is_valid(move, {"move": play})  # neither
+    assert not is_valid(move, {"token": "abc", "move": play, "expected_seq": -1})
+    assert is_valid(replay, {"seed": 1, "moves": []})
+    assert not is_valid(replay, {"moves": []})  # deck or seed
+    assert not is_valid(replay, {"seed": 1, "moves": [play] * 10_001})
+
+
+def test_every_error_response_is_a_problem() -> None:
+    """STYLE.md B3/B4: every non-2xx response is application/problem+json with the Problem schema.
+
+    The one exception is the readiness probe's 503, whose body docs/wire.md fixes as
+    ``{"status": "not_ready"}``.
+    """
+    seen = 0
+    for path, method, op in operations():
+        for status, response in op["responses"].items():
+            if status.startswith("2") or (path, status) == ("/readyz", "503"):
+                continue
+            content = deref(response)["content"]
+            assert list(content) == ["application/problem+json"], (path, method, status)
+            assert content["application/problem+json"]["schema"] == {"$ref": PROBLEM_REF}, (path, method, status)
+            seen += 1
+        assert "500" in op["responses"], (path, method)
+    for name, response in SPEC["components"]["responses"].items():
+        assert response["content"]["application/problem+json"]["schema"] == {"$ref": PROBLEM_REF}, name
+    assert seen > 40
+
+
+def test_error_statuses_per_operation() -> None:
+    """docs/wire.md's status table, as it applies to each operation."""
+    for path, method, op in operations():
+        statuses = set(op["responses"])
+        if method == "post":
+            assert statuses >= {"400", "403", "404", "413", "415", "422", "500"}, path
+        if "{game_id}" in path:
+            assert "404" in statuses, path
+
+
+def test_problem_codes_cover_every_code() -> None:
+    """Every code of CONVENTIONS.md, schnapsen.md §8 and docs/wire.md is in Problem.code's enum, and no other."""
+    codes = problem_codes()
+    assert COMMON_CODES <= codes
+    assert SCHNAPSEN_CODES <= codes
+    assert HTTP_CODES <= codes
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | HTTP_CODES
+
+
+def _table_codes(text: str, start: str, end: str) -> set[str]:
+    section = text.split(start, 1)[1].split(end, 1)[0]
+    return set(re.findall(r"^\|\s*`([a-z_]+)`\s*\|", section, flags=re.M))
+
+
+@pytest.mark.skipif(not (SHARED / "rules").is_dir(), reason="shared specs not beside the repository")
+def test_transcribed_codes_match_the_specs() -> None:
+    """The code lists above are those of the spec files."""
+    conventions = (SHARED / "rules" / "CONVENTIONS.md").read_text(encoding="utf-8")
+    schnapsen = (SHARED / "rules" / "schnapsen.md").read_text(encoding="utf-8")
+    assert _table_codes(conventions, "## Common error codes", "\n## ") == COMMON_CODES
+    section8 = _table_codes(schnapsen, "## 8. Errors", "\n## 9.")
+    creation = set(re.findall(r"`([a-z_]+)`", schnapsen.split("Creation errors:", 1)[1].split("\n", 1)[0]))
+    assert section8 | creation == SCHNAPSEN_CODES
+
+
+def test_wire_md_codes_are_listed() -> None:
+    """docs/wire.md's error table (in the repository) names exactly the HTTP codes, plus the 422 families."""
+    text = (REPO / "docs" / "wire.md").read_text(encoding="utf-8")
+    table = text.split("## Errors", 1)[1].split("Sealed-mode rules", 1)[0]
+    assert set(re.findall(r"`([a-z_]+)`", table)) - {"errors", "invalid_state"} == HTTP_CODES
+
+
+def test_engine_codes_are_listed() -> None:
+    """Every code the engines and the edge raise is documented."""
+    raised: set[str] = set()
+    for source in [*(REPO / "service").rglob("*.py")]:
+        text = source.read_text(encoding="utf-8")
+        raised |= set(re.findall(r"\b(?:IllegalMove|BadSetup|BadMove|_Bad|RulesError)\(\s*\"([a-z_]+)\"", text))
+        raised |= set(re.findall(r"\b(?:ApiError|problem_body)\(\s*\d+,\s*\"([a-z_]+)\"", text))
+    assert raised, "found no raised codes"
+    assert raised <= problem_codes(), raised - problem_codes()
+
+
+# --- the games' components --------------------------------------------------------------------
+
+
+def test_each_game_has_its_components_in_the_unions() -> None:
+    """STYLE.md B1 "one id everywhere": per-game components, joined into the unions."""
+    unions = {"AnyOptions": "Options", "AnyState": "State", "AnyView": "View", "AnyMove": "Move",
+              "AnyEvent": "Event", "AnyScores": "Scores", "ProblemCode": "ProblemCode"}
+    for game_id in ENGINES:
+        prefix = "".join(part.capitalize() for part in game_id.split("_"))
+        for union, suffix in unions.items():
+            name = f"{prefix}{suffix}"
+            assert name in SCHEMAS, name
+            assert {"$ref": f"#/components/schemas/{name}"} in SCHEMAS[union]["anyOf"], (union, name)
+
+
+def test_schnapsen_move_union_is_the_engines() -> None:
+    """SchnapsenMove is a discriminated union over exactly MOVE_TYPES, each with the engine's fields."""
+    move = SCHEMAS["SchnapsenMove"]
+    mapping = move["discriminator"]["mapping"]
+    assert move["discriminator"]["propertyName"] == "type"
+    assert set(mapping) == set(sch.MOVE_TYPES)
+    assert [b["$ref"] for b in move["oneOf"]] == list(mapping.values())
+    for kind, ref in mapping.items():
+        branch = deref({"$ref": ref})
+        assert branch["properties"]["type"] == {"const": kind}
+        assert branch["additionalProperties"] is False
+        fields = [f for f in dataclasses.fields(sch.MOVE_CLASSES[kind]) if f.metadata.get("wire", True)]
+        assert set(branch["properties"]) == {"type", "at"} | {f.name for f in fields}, kind
+        required = {f.name for f in fields
+                    if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
+        assert set(branch["required"]) == {"type"} | required, kind
+    expected = [f"Schnapsen{''.join(p.capitalize() for p in t.split('_'))}" for t in sch.MOVE_TYPES]
+    assert [r.rsplit("/", 1)[-1] for r in mapping.values()] == expected
+
+
+def test_schnapsen_options_are_the_engines() -> None:
+    """SchnapsenOptions: the fields of Options, with the same defaults, types and bounds as OPTION_INFO."""
+    schema = SCHEMAS["SchnapsenOptions"]
+    defaults = {f.name: f.default for f in dataclasses.fields(sch.Options)}
+    assert set(schema["properties"]) == set(defaults) == set(sch.OPTION_INFO)
+    assert schema["additionalProperties"] is False
+    for name, prop in schema["properties"].items():
+        info = sch.OPTION_INFO[name]
+        assert prop["default"] == defaults[name] and type(prop["default"]) is type(defaults[name]), name
+        assert prop["type"] == info["type"], name
+        assert prop["description"] == info["description"], name
+        for bound in ("minimum", "maximum"):
+            assert prop.get(bound) == info.get(bound), (name, bound)
+
+
+def test_examples_are_true() -> None:
+    """The examples validate, and Example 1's opening is what the engine deals (schnapsen.md §10)."""
+    examples = {k: v["value"] for k, v in SPEC["components"]["examples"].items()}
+    assert examples["SchnapsenNewRequestExample1"]["deck"] == EXAMPLE_1_DECK
+    assert is_valid(validator_at("/components/schemas/NewRequest"), examples["SchnapsenNewRequestExample1"])
+    assert is_valid(validator_at("/components/schemas/MoveRequest"), examples["SchnapsenMoveRequestExample1"])
+    assert_conforms("POST", "/v1/games/{game_id}/new", 201, "application/json",
+                    examples["SchnapsenNewResponseExample1"])
+    state = sch.new_game(sch.Options(), 2, [Card.parse(c) for c in EXAMPLE_1_DECK])
+    events = [{"type": "deal_started", "dealer": 0, "deal_number": 1, "trump_card": state.trump_card}]
+    assert examples["SchnapsenNewResponseExample1"] == envelope(state, events, None, True)
+    for name, schema in SCHEMAS.items():
+        for example in schema.get("examples", []):
+            assert is_valid(validator_at(f"/components/schemas/{name}"), example), name
+
+
+# --- the checker ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "options",
+    [sch.Options(), sch.Options(show_points=False, auto_claim=True, target=3),
+     sch.Options(dealer=1, exchange_with_two_left=True, marriage_requires_trick=True)],
+    ids=["defaults", "hidden-points-auto-claim", "dealer-1-variants"],
+)
+def test_checker_accepts_real_envelopes(options: sch.Options) -> None:
+    """Envelopes built from every state of seeded matches (full, both seats, public) conform."""
+    for seed in range(3):
+        for body in envelopes(seed, options):
+            assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", body)
+            assert_conforms("POST", "/v1/games/<game_id>/state", 200, "application/json; charset=utf-8", body)
+
+
+def test_checker_accepts_documented_shapes() -> None:
+    """Problems, check and replay verdicts, catalogue, health, and the non-JSON pages."""
+    assert_conforms("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+                    problem("not_your_turn", 422, rule="schnapsen §6.1", move={"type": "play", "player": 0, "card": "QC"}))
+    assert_conforms("POST", "/v1/games/{game_id}/state", 422, "application/problem+json",
+                    problem("invalid_state", 422, errors={"hands": ["cards must be the pack"]}))
+    assert_conforms("POST", "/v1/games/{game_id}/new", 400, "application/problem+json",
+                    problem("invalid_request", 400, errors={"options": {"target": ["Not a valid integer."]}}))
+    assert_conforms("GET", "/v1/games/{game_id}", 404, "application/problem+json", problem("unknown_game", 404))
+    assert_conforms("GET", None, 404, "application/problem+json", problem("not_found", 404))
+    assert_conforms("GET", "/v1/games/{game_id}/moves", 405, "application/problem+json",
+                    problem("method_not_allowed", 405))
+    assert_conforms("POST", "/v1/games/{game_id}/check", 200, "application/json", {"legal": True})
+    assert_conforms("POST", "/v1/games/{game_id}/check", 200, "application/json",
+                    {"legal": False, "error": problem("no_trump_jack", 422, rule="schnapsen §6.3")})
+    state = sch.new_game(sch.Options(), 2, [Card.parse(c) for c in EXAMPLE_1_DECK])
+    final = envelope(state, [], None, True)
+    assert_conforms("POST", "/v1/games/{game_id}/replay", 200, "application/json",
+                    {"game": "schnapsen", "moves_total": 1, "moves_legal": 0, "final": final,
+                     "first_illegal": {"index": 0, "move": {"type": "play", "player": 0, "card": "QC"},
+                                       "error": problem("not_your_turn", 422)}})
+    entry = {"id": "schnapsen", "name": "Schnapsen", "players": [2], "default_players": 2,
+             "rules_version": "schnapsen/1", "move_types": list(sch.MOVE_TYPES),
+             "options": {k: {**v, "default": getattr(sch.Options(), k)} for k, v in sch.OPTION_INFO.items()}}
+    assert_conforms("GET", "/v1/games", 200, "application/json", {"games": [entry]})
+    assert_conforms("GET", "/v1/games/{game_id}", 200, "application/json", entry)
+    assert_conforms("GET", "/healthz", 200, "application/json", {"status": "ok"})
+    assert_conforms("GET", "/readyz", 200, "application/json", {"status": "ready", "mode": "sealed"})
+    assert_conforms("GET", "/readyz", 503, "application/json", {"status": "not_ready"})
+    assert_conforms("GET", "/openapi.yaml", 200, "application/yaml; charset=utf-8", "openapi: 3.1.0\n")
+    assert_conforms("GET", "/docs", 200, "text/html; charset=utf-8", "<!doctype html>")
+    assert_conforms("HEAD", "/healthz", 200, "application/json", None)
+
+
+def _opening() -> dict[str, Any]:
+    state = sch.new_game(sch.Options(), 2, [Card.parse(c) for c in EXAMPLE_1_DECK])
+    return envelope(state, [], 1, False)
+
+
+@pytest.mark.parametrize(
+    ("method", "rule", "status", "content_type", "body", "message"),
+    [
+        ("POST", "/v1/games/{game_id}/moves", 201, "application/json", {}, "status 201 is not documented"),
+        ("POST", "/v1/games/{game_id}/moves", 200, "text/html", {}, "content type 'text/html' is not documented"),
+        ("POST", "/v1/games/{game_id}/moves", 422, "application/json", {}, "content type 'application/json'"),
+        ("DELETE", "/v1/games", 200, "application/json", {}, "method not documented"),
+        ("GET", "/nowhere", 200, "application/json", {}, "path not in openapi.yaml"),
+        ("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+         problem("made_up_code", 422), "is not one of"),
+        ("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+         problem("not_your_turn", 400), "status member is 400"),
+        ("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+         {**problem("not_your_turn", 422), "type": "about:blank"}, "does not match"),
+        ("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+         {k: v for k, v in problem("not_your_turn", 422).items() if k != "detail"}, "'detail' is a required property"),
+        ("POST", "/v1/games/{game_id}/check", 200, "application/json", {"legal": False}, "does not match"),
+        ("GET", "/healthz", 200, "application/json", "{not json", "body is not JSON"),
+    ],
+)
+def test_checker_refuses_undocumented_responses(
+    method: str, rule: str, status: int, content_type: str, body: Any, message: str
+) -> None:
+    """assert_conforms can fail: undocumented status, media type, method, path, or body."""
+    with pytest.raises(AssertionError, match=re.escape(message)):
+        assert_conforms(method, rule, status, content_type, body)
+
+
+def _broken(mutate: Any) -> dict[str, Any]:
+    body = _opening()
+    mutate(body)
+    return body
+
+
+@pytest.mark.parametrize(
+    ("mutate", "where"),
+    [
+        (lambda b: b["state"]["hand"].__setitem__(0, "1H"), "$.state.hand[0]"),
+        (lambda b: b["state"].pop("talon_count"), "'talon_count' is a required property"),
+        (lambda b: b["state"].__setitem__("hands", [[], []]), "'hands' was unexpected"),
+        (lambda b: b["state"].__setitem__("trick", [{"player": 1, "card": "AH"}, {"player": 0, "card": "QC"}]),
+         "$.state.trick"),
+        (lambda b: b["legal_moves"].append({"type": "play", "player": 1}), "'card' is a required property"),
+        (lambda b: b["legal_moves"].append({"type": "pass", "player": 1}), "$.legal_moves[7]"),
+        (lambda b: b["events"].append({"type": "card_drawn", "player": 0, "card": "AD", "private_to": 0}),
+         "'private_to' was unexpected"),
+        (lambda b: b["scores"].pop("totals"), "'totals' is a required property"),
+        (lambda b: b.__setitem__("status", "over"), "$.status"),
+        (lambda b: b.__setitem__("winner", 0), "$.winner"),
+    ],
+    ids=["bad-card", "missing-field", "full-state-field-in-view", "two-card-trick", "incomplete-move",
+         "unknown-move", "leaked-private-event", "no-totals", "bad-status", "winner-not-list"],
+)
+def test_checker_refuses_wrong_envelopes(mutate: Any, where: str) -> None:
+    """A real seat-view envelope, broken in one place, fails with a message that points there."""
+    body = _broken(mutate)
+    with pytest.raises(AssertionError, match=re.escape(where)):
+        assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", body)
+
+
+def _mutations(body: Any, rng: random.Random, count: int) -> Iterator[Any]:
+    """Copies of ``body``, each changed in one random place (a value replaced, a key dropped or added)."""
+    replacements = [None, "XX", "10H", -1, 0, 2, True, 1.5, [], {}, ["AS"], {"type": "play"}]
+    for _ in range(count):
+        mutated = copy.deepcopy(body)
+        node: Any = mutated
+        while True:  # walk down to a random node
+            children = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+            if not children or rng.random() < 0.3:
+                break
+            key, child = rng.choice(children)
+            if not isinstance(child, (dict, list)):
+                node[key] = rng.choice(replacements)
+                break
+            node = child
+        if isinstance(node, dict) and node and rng.random() < 0.5:
+            if rng.random() < 0.5:
+                node.pop(rng.choice(list(node)))
+            else:
+                node["zz"] = 1
+        yield mutated
+
+
+def test_checker_agrees_with_plain_jsonschema() -> None:
+    """The checker's shortcuts never change a verdict: same answers as stock jsonschema on the raw schema."""
+    rng = random.Random(7)
+    plain = plain_validator_at(
+        "/paths/~1v1~1games~1{game_id}~1moves/post/responses/200/content/application~1json/schema"
+    )
+    bodies = list(envelopes(1, sch.Options()))[::23] + list(envelopes(2, sch.Options(show_points=False)))[::29]
+    verdicts = {True: 0, False: 0}
+    for body in bodies:
+        for mutated in [body, *_mutations(body, rng, 12)]:
+            want = plain.is_valid(mutated)
+            try:
+                assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", mutated)
+                got = True
+            except AssertionError:
+                got = False
+            assert got == want, json.dumps(mutated)[:2000]
+            verdicts[want] += 1
+    assert min(verdicts.values()) > 30, verdicts
+
+
+def test_checker_is_fast() -> None:
+    """Cached validators: a full envelope checks in well under a millisecond."""
+    bodies = list(envelopes(3, sch.Options()))[:60]
+    for body in bodies:  # warm the caches
+        assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", body)
+    start = time.perf_counter()
+    for body in bodies * 5:
+        assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", body)
+    per_response = (time.perf_counter() - start) / (len(bodies) * 5)
+    assert per_response < 0.001, f"{per_response * 1000:.3f} ms per response"
