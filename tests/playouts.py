@@ -145,9 +145,9 @@ def _field_values(
     """Plausible values of one move field, or None when it cannot be filled generically.
 
     By name, then by annotation: a seat (``player``, ``Seat``) → every seat; a card (``card``,
-    ``Card``) → every card of the pack; a suit → every suit; ``deck`` → one concrete valid deck
-    (a wrong deck is refused with ``invalid_deck`` although ``is_listed`` accepts it: the deck's
-    validity is the engine's check, not the template's); ``bool`` → both. Any field also gets the
+    ``Card``) → every card of the pack; a suit → every suit; ``deck`` → one concrete valid deck and
+    two wrong ones (a card short; a card twice), which fill no template and must be refused;
+    ``bool`` → both. Any field also gets the
     values it has in this state's listed moves, and an ``int`` field their neighbours and 0 (so a
     bid or amount is tried just off its bounds). Optional fields also get ``None``.
     """
@@ -162,7 +162,7 @@ def _field_values(
     elif name == "suit" or base == "Suit":
         values += list(SUITS)
     elif name == "deck":
-        values.append(deck)
+        values += [deck, deck[:-1], deck[:-1] + deck[:1]]
     elif base == "bool":
         values += [False, True]
     values += seen

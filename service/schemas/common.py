@@ -111,7 +111,7 @@ class StrictString(fields.String):
         return value
 
 
-class CardField(fields.Field):
+class CardField(fields.Field[Card]):
     """A card string of one game's pack."""
 
     default_error_messages = {"invalid": "Not a card of this game's pack."}
@@ -130,7 +130,7 @@ class CardField(fields.Field):
         return None if value is None else str(value)
 
 
-class SuitField(fields.Field):
+class SuitField(fields.Field[Suit]):
     """A suit letter S, H, D or C."""
 
     default_error_messages = {"invalid": "Not a suit (S, H, D, C)."}
@@ -195,7 +195,7 @@ class StateRequest(_Request):
             raise ValidationError("Send exactly one of state and token.", "state")
 
 
-class MoveField(fields.Field):
+class MoveField(fields.Field[dict[str, Any]]):
     """A move must be a JSON object; everything inside it is judged by the game (422)."""
 
     default_error_messages = {"invalid": "A move must be a JSON object."}
@@ -232,7 +232,7 @@ class ReplayRequest(_Request):
 
 def options_schema(options_cls: type, info: Mapping[str, Mapping[str, Any]]) -> Schema:
     """A marshmallow schema for a game's Options dataclass, from its option table."""
-    declared: dict[str, fields.Field] = {}
+    declared: dict[str, fields.Field[Any]] = {}
     defaults = {f.name: f.default for f in dataclasses.fields(options_cls)}
     for name, meta in info.items():
         kind = meta["type"]

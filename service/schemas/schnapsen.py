@@ -34,11 +34,26 @@ GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
 OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
 
-_Card = lambda **kw: CardField(PACK, **kw)  # noqa: E731
-_Seat = lambda **kw: SeatField(2, **kw)  # noqa: E731
-_Int = lambda **kw: StrictInt(validate=validate.Range(0, 10_000), **kw)  # noqa: E731
-_Cards = lambda n: fields.List(_Card(), validate=validate.Length(max=n), required=True)  # noqa: E731
-_Pair = lambda inner: fields.List(inner, validate=validate.Length(equal=2), required=True)  # noqa: E731
+
+
+def _Card(**kw: Any) -> CardField:  # noqa: N802 - field factories read like field classes
+    return CardField(PACK, **kw)
+
+
+def _Seat(**kw: Any) -> StrictInt:  # noqa: N802
+    return SeatField(2, **kw)
+
+
+def _Int(**kw: Any) -> StrictInt:  # noqa: N802
+    return StrictInt(validate=validate.Range(0, 10_000), **kw)
+
+
+def _Cards(n: int) -> fields.List[Any]:  # noqa: N802
+    return fields.List(_Card(), validate=validate.Length(max=n), required=True)
+
+
+def _Pair(inner: fields.Field[Any]) -> fields.List[Any]:  # noqa: N802
+    return fields.List(inner, validate=validate.Length(equal=2), required=True)
 
 
 class _Strict(Schema):
@@ -46,7 +61,7 @@ class _Strict(Schema):
         unknown = RAISE
 
 
-class OptionsField(fields.Field):
+class OptionsField(fields.Field[Any]):
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
         if not isinstance(value, Mapping):
             raise ValidationError("options must be an object")
