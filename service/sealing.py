@@ -48,7 +48,7 @@ class Sealer:
         self._mac_keys = [hashlib.sha256(b"card-referee seat key\x00" + base64.urlsafe_b64decode(k)).digest() for k in raw]
 
     def seal(self, game: str, match_id: str, state: Any) -> str:
-        """A token carrying ``state`` (JSON-ready) for ``game``."""
+        """A token carrying ``state`` (any JSON-ready value) for ``game``."""
         payload = {"v": TOKEN_VERSION, "game": game, "id": match_id, "state": state}
         data = json.dumps(payload, separators=(",", ":")).encode("utf-8")
         return self._fernet.encrypt(data).decode("ascii")
@@ -58,16 +58,19 @@ class Sealer:
         if not isinstance(token, str) or len(token) > MAX_TOKEN_CHARS or not _TOKEN_FORM.fullmatch(token):
             raise BadToken()  # base64 decoding would ignore what follows the padding: refuse it
         try:
-            data = self._fernet.decrypt(token.encode("ascii"))
+            raw = token.encode("ascii")
+            if base64.urlsafe_b64encode(base64.urlsafe_b64decode(raw)) != raw:
+                raise BadToken()  # not the canonical encoding: unused low bits or padding were altered
+            data = self._fernet.decrypt(raw)
             payload = json.loads(data)
-        except (InvalidToken, UnicodeError, ValueError, TypeError):
+        except (InvalidToken, UnicodeError, ValueError, TypeError, BadToken):
             raise BadToken() from None
         if (
             not isinstance(payload, dict)
             or payload.get("v") != TOKEN_VERSION
             or payload.get("game") != game
             or not isinstance(payload.get("id"), str)
-            or not isinstance(payload.get("state"), dict)
+            or "state" not in payload
         ):
             raise BadToken()
         return payload["id"], payload["state"]

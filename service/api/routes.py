@@ -74,7 +74,7 @@ def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
         raise ApiError(400, "invalid_request", f"The body is not valid JSON: {exc}", {"body": ["malformed JSON"]}) from None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_request", "The body must be a JSON object.", {"body": ["not an object"]})
-    if _too_deep(data, MAX_DEPTH):
+    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _too_deep(data, MAX_DEPTH):
         raise ApiError(400, "invalid_request", f"The JSON body nests deeper than {MAX_DEPTH} levels.", {"body": ["too deep"]})
     return schema.load(data)  # type: ignore[no-any-return]  # ValidationError → 400
 
@@ -129,10 +129,10 @@ def _load(engine: Any, codec: GameCodec, body: Mapping[str, Any]) -> _Loaded:
         if "token" not in body:
             raise ApiError(403, "token_required", "This service runs sealed: send the token, not a plain state.")
         try:
-            match_id, wire = sealer.unseal(engine.GAME_ID, body["token"])
-        except BadToken:
+            match_id, packed = sealer.unseal(engine.GAME_ID, body["token"])
+            state = codec.unpack(packed)  # sealed by us: trusted, no re-validation
+        except (BadToken, ValueError):
             raise ApiError(403, "bad_state_token", "The token was not sealed by this service for this game.") from None
-        state = codec.load_state(wire, check=False)  # sealed by us: already trusted
         loaded = _Loaded(state, match_id)
     else:
         if "token" in body:
@@ -185,7 +185,7 @@ def _envelope(engine: Any, codec: GameCodec, loaded: _Loaded, events: Sequence[A
     }
     if sealer is not None:
         assert loaded.match_id is not None
-        env["token"] = sealer.seal(engine.GAME_ID, loaded.match_id, codec.dump_state(state, derived=False))
+        env["token"] = sealer.seal(engine.GAME_ID, loaded.match_id, codec.pack(state))
     return env
 
 

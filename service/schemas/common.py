@@ -23,6 +23,9 @@ __all__ = [
     "StrictInt",
     "StrictBool",
     "CardField",
+    "CardList",
+    "IntList",
+    "ObjectField",
     "SuitField",
     "SeatField",
     "flatten_errors",
@@ -47,13 +50,14 @@ MAX_INT: Final = 2**53  # JSON-safe integer bound for any count or amount
 
 def to_wire(obj: Any) -> Any:
     """JSON-ready form of engine values: cards as strings, enums as values, records as objects."""
-    if obj is None or isinstance(obj, (bool, int, float)):
+    kind = type(obj)
+    if kind is Card:
+        return obj.__str__()
+    if obj is None or kind is int or kind is bool or kind is str or kind is float:
         return obj
-    if isinstance(obj, Card):
-        return str(obj)
     if isinstance(obj, Enum):
         return obj.value
-    if isinstance(obj, str):
+    if isinstance(obj, (str, int, float)):
         return obj
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):
         return {k: to_wire(v) for k, v in zip(obj._fields, obj)}
@@ -63,14 +67,14 @@ def to_wire(obj: Any) -> Any:
         return {str(k): to_wire(v) for k, v in obj.items()}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         out = {}
-        kind = getattr(obj, "TYPE", None)
-        if kind is not None:
-            out["type"] = kind
+        move_type = getattr(obj, "TYPE", None)
+        if move_type is not None:
+            out["type"] = move_type
         for f in dataclasses.fields(obj):
             if f.metadata.get("wire") is False:
                 continue
             value = getattr(obj, f.name)
-            if value is None and kind is not None and f.default is None:
+            if value is None and move_type is not None and f.default is None:
                 continue  # optional move fields (a next_deal template's deck) are left out
             out[f.name] = to_wire(value)
         return out
@@ -130,6 +134,61 @@ class CardField(fields.Field[Card]):
         return None if value is None else str(value)
 
 
+class CardList(fields.Field[tuple[Card, ...]]):
+    """A list of card strings of one game's pack, loaded in one step (a hot path: every state holds
+    several). Errors name the index: ``hands.0.2``."""
+
+    default_error_messages = {"type": "Must be a list of cards.", "length": "Must hold {bounds} cards."}
+
+    def __init__(self, pack: Iterable[Card], min_len: int = 0, max_len: int = 10_000, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._by_text = {str(c): c for c in pack}
+        self._min, self._max = min_len, max_len
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[Card, ...]:
+        if not isinstance(value, list):
+            raise self.make_error("type")
+        if not self._min <= len(value) <= self._max:
+            bounds = str(self._min) if self._min == self._max else f"{self._min} to {self._max}"
+            raise self.make_error("length", bounds=bounds)
+        get = self._by_text.get
+        out = [get(v) if isinstance(v, str) else None for v in value]
+        if None in out:
+            raise ValidationError({i: ["Not a card of this game's pack."] for i, c in enumerate(out) if c is None})
+        return tuple(out)  # type: ignore[arg-type]
+
+
+class IntList(fields.Field[tuple[int, ...]]):
+    """A list of JSON integers in [lo, hi] of exactly ``length`` entries."""
+
+    default_error_messages = {"type": "Must be a list of {length} integers from {lo} to {hi}."}
+
+    def __init__(self, length: int, lo: int, hi: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._length, self._lo, self._hi = length, lo, hi
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[int, ...]:
+        lo, hi = self._lo, self._hi
+        if (
+            not isinstance(value, list)
+            or len(value) != self._length
+            or not all(type(v) is int and lo <= v <= hi for v in value)
+        ):
+            raise self.make_error("type", length=self._length, lo=lo, hi=hi)
+        return tuple(value)
+
+
+class ObjectField(fields.Field[dict[str, Any]]):
+    """Any JSON object, passed on as is (its contents are the game's to judge)."""
+
+    default_error_messages = {"invalid": "Must be a JSON object."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.make_error("invalid")
+        return value
+
+
 class SuitField(fields.Field[Suit]):
     """A suit letter S, H, D or C."""
 
@@ -177,7 +236,7 @@ class NewRequest(_Request):
     """``POST …/new``."""
 
     players = StrictInt(validate=validate.Range(1, 16))
-    options = fields.Dict(keys=fields.String())
+    options = ObjectField()
     deck = fields.List(fields.Raw(), validate=validate.Length(max=1024))
     seed = StrictInt(validate=validate.Range(0, MAX_SEED))
 
@@ -185,7 +244,7 @@ class NewRequest(_Request):
 class StateRequest(_Request):
     """``POST …/state``: a plain state (open mode) or a token (sealed mode)."""
 
-    state = fields.Dict(keys=fields.String())
+    state = ObjectField()
     token = StrictString(validate=validate.Length(min=1, max=512 * 1024))
     expected_seq = StrictInt(validate=validate.Range(0, MAX_INT))
 
@@ -216,7 +275,7 @@ class ReplayRequest(_Request):
     """``POST …/replay``: a game's setup and its move log."""
 
     players = StrictInt(validate=validate.Range(1, 16))
-    options = fields.Dict(keys=fields.String())
+    options = ObjectField()
     deck = fields.List(fields.Raw(), validate=validate.Length(max=1024))
     seed = StrictInt(validate=validate.Range(0, MAX_SEED))
     moves = fields.List(fields.Raw(), required=True, validate=validate.Length(max=MAX_MOVES))

@@ -16,6 +16,8 @@ from ..engines.base import InvalidState
 from ..engines.moves import NextDeal
 from .common import (
     CardField,
+    CardList,
+    IntList,
     MoveParser,
     SeatField,
     StrictInt,
@@ -48,8 +50,8 @@ def _Int(**kw: Any) -> StrictInt:  # noqa: N802
     return StrictInt(validate=validate.Range(0, 10_000), **kw)
 
 
-def _Cards(n: int) -> fields.List[Any]:  # noqa: N802
-    return fields.List(_Card(), validate=validate.Length(max=n), required=True)
+def _Cards(lo: int, hi: int, **kw: Any) -> CardList:  # noqa: N802
+    return CardList(PACK, lo, hi, **kw)
 
 
 def _Pair(inner: fields.Field[Any]) -> fields.List[Any]:  # noqa: N802
@@ -104,24 +106,24 @@ class TrickEntrySchema(_Strict):
 
 
 class LastTrickSchema(_Strict):
-    cards = _Pair(_Card())
+    cards = _Cards(2, 2, required=True)
     leader = _Seat(required=True)
     winner = _Seat(required=True)
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.LastTrick:
-        return engine.LastTrick((d["cards"][0], d["cards"][1]), d["leader"], d["winner"])
+        return engine.LastTrick(d["cards"], d["leader"], d["winner"])
 
 
 class ResultSchema(_Strict):
     winner = _Seat(required=True)
     game_points = StrictInt(required=True, validate=validate.Range(1, 3))
     reason = StrictString(required=True, validate=validate.OneOf([r.value for r in engine.Reason]))
-    points = _Pair(StrictInt(validate=validate.Range(0, 200)))
+    points = IntList(2, 0, 200, required=True)
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.Result:
-        return engine.Result(d["winner"], d["game_points"], engine.Reason(d["reason"]), (d["points"][0], d["points"][1]))
+        return engine.Result(d["winner"], d["game_points"], engine.Reason(d["reason"]), d["points"])
 
 
 _DERIVED: Final = ("tricks_won", "card_points", "marriage_points", "points", "talon_size")
@@ -138,9 +140,9 @@ class StateSchema(_Strict):
     phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
     deal_number = StrictInt(required=True, validate=validate.Range(1, 100_000))
     dealer = _Seat(required=True)
-    game_points = _Pair(StrictInt(validate=validate.Range(0, 100_000)))
-    hands = _Pair(fields.List(_Card(), validate=validate.Length(max=5)))
-    talon = _Cards(9)
+    game_points = IntList(2, 0, 100_000, required=True)
+    hands = _Pair(_Cards(0, 5))
+    talon = _Cards(0, 9, required=True)
     trump_card = _Card(required=True, allow_none=True)
     trump_suit = SuitField(required=True)
     closed_by = _Seat(required=True, allow_none=True)
@@ -149,7 +151,7 @@ class StateSchema(_Strict):
     to_move = _Seat(required=True, allow_none=True)
     trick = fields.List(fields.Nested(TrickEntrySchema), required=True, validate=validate.Length(max=1))
     marriage_pending = SuitField(required=True, allow_none=True)
-    tricks = _Pair(fields.List(_Pair(_Card()), validate=validate.Length(max=10)))
+    tricks = _Pair(fields.List(_Cards(2, 2), validate=validate.Length(max=10)))
     marriages = _Pair(fields.List(fields.Nested(MeldSchema), validate=validate.Length(max=4)))
     revealed = fields.List(fields.Nested(RevealSchema), required=True, validate=validate.Length(max=40))
     last_trick = fields.Nested(LastTrickSchema, required=True, allow_none=True)
@@ -173,11 +175,11 @@ class StateSchema(_Strict):
         return engine.State(
             options=d.pop("options", engine.Options()),
             phase=engine.Phase(d.pop("phase")),
-            game_points=tuple(d.pop("game_points")),
-            hands=(tuple(d["hands"][0]), tuple(d.pop("hands")[1])),
-            talon=tuple(d.pop("talon")),
+            game_points=d.pop("game_points"),
+            hands=tuple(d.pop("hands")),
+            talon=d.pop("talon"),
             trick=tuple(e["card"] for e in trick),
-            tricks=tuple(tuple((a, b) for a, b in seat) for seat in d.pop("tricks")),  # type: ignore[arg-type]
+            tricks=tuple(tuple(seat) for seat in d.pop("tricks")),  # type: ignore[arg-type]  # pairs from CardList(2, 2)
             marriages=(tuple(d["marriages"][0]), tuple(d.pop("marriages")[1])),
             revealed=tuple(d.pop("revealed")),
             results=tuple(d.pop("results")),
