@@ -118,6 +118,18 @@ def test_token_of_another_game_is_refused() -> None:
         sealer.unseal("schnapsen", token)
 
 
+def test_token_of_another_game_is_refused_over_http(sealed: FlaskClient) -> None:
+    """A genuine token, sealed with the service's own key, but for another game: 403."""
+    env = new_sealed(sealed)
+    foreign = Sealer([KEY_NEW]).seal("seven_up", "m1", [])
+    r = post(sealed, "state", {"token": foreign})
+    assert r.status_code == 403 and r.json["code"] == "bad_state_token"
+    # and a schnapsen token whose payload is not a packed state is refused the same way
+    odd = Sealer([KEY_NEW]).seal("schnapsen", "m1", {"phase": "play"})
+    r = post(sealed, "moves", {"token": odd, "move": {"type": "claim", "player": 1}}, env["table_key"])
+    assert r.status_code == 403 and r.json["code"] == "bad_state_token"
+
+
 def test_token_from_other_keys_is_refused(sealed: FlaskClient) -> None:
     other = make_app(SEAL_KEYS=[KEY_OTHER], ALLOW_FIXED_DECKS=True).test_client()
     env = new_sealed(other)

@@ -11,6 +11,7 @@ invariant suite checks ``unpack(pack(s)) == s`` over random playouts of every ga
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import sys
 import types
 import typing
@@ -101,8 +102,46 @@ def _dataclass(cls: type) -> Codec:
     return encode, decode
 
 
+def _layout(cls: type, seen: set[type] | None = None) -> str:
+    """A text naming every field and type reachable from ``cls`` (records and dataclasses)."""
+    seen = set() if seen is None else seen
+    if cls in seen:
+        return cls.__name__
+    seen.add(cls)
+    names = cls._fields if hasattr(cls, "_fields") else [f.name for f in dataclasses.fields(cls)]
+    hints = _hints(cls)
+    parts = []
+    for name in names:
+        tp = hints[name]
+        inner = [a for a in _walk(tp) if isinstance(a, type) and (hasattr(a, "_fields") or dataclasses.is_dataclass(a))]
+        parts.append(f"{name}:{tp}" + "".join(_layout(a, seen) for a in inner))
+    return f"{cls.__name__}({','.join(parts)})"
+
+
+def _walk(tp: Any) -> list[Any]:
+    out = [tp]
+    for arg in typing.get_args(tp):
+        out += _walk(arg)
+    return out
+
+
 class Packer:
-    """Encoder and decoder of one ``State`` type's compact, trusted form."""
+    """Encoder and decoder of one ``State`` type's compact, trusted form.
+
+    The packed form carries a fingerprint of the State's layout, so a token sealed by a version of
+    the service with another layout is refused (ValueError) rather than decoded into nonsense.
+    """
 
     def __init__(self, state_type: type) -> None:
-        self.pack, self.unpack = _record(state_type)
+        self._encode, self._decode = _record(state_type)
+        self.fingerprint = hashlib.sha256(_layout(state_type).encode()).hexdigest()[:16]
+
+    def pack(self, state: Any) -> dict[str, Any]:
+        """The JSON-ready compact form of ``state``."""
+        return {"f": self.fingerprint, "s": self._encode(state)}
+
+    def unpack(self, data: Any) -> Any:
+        """The state packed in ``data``; ValueError (or TypeError) if it is not this layout's form."""
+        if not isinstance(data, dict) or data.get("f") != self.fingerprint or not isinstance(data.get("s"), list):
+            raise ValueError("not a packed state of this layout")
+        return self._decode(data["s"])
