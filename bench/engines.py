@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.engines import ENGINES  # noqa: E402
-from service.engines.moves import NextDeal  # noqa: E402
+from service.engines import ENGINES
+from service.engines.moves import NextDeal
 
 
 def run(engine, players: int, seconds: float, no_claims: bool) -> tuple[int, int, float]:

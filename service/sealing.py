@@ -20,7 +20,7 @@ from typing import Any, Final
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-__all__ = ["Sealer", "BadToken", "check_key", "TOKEN_VERSION", "TABLE"]
+__all__ = ["TABLE", "TOKEN_VERSION", "BadToken", "Sealer", "check_key"]
 
 TOKEN_VERSION: Final = 1
 TABLE: Final = "table"

@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -58,7 +58,7 @@ __all__ = [
 
 SPEC_PATH: Final = Path(__file__).resolve().parents[1] / "openapi.yaml"
 with SPEC_PATH.open(encoding="utf-8") as _f:
-    SPEC: Final[dict[str, Any]] = yaml.load(_f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))  # noqa: S506
+    SPEC: Final[dict[str, Any]] = yaml.load(_f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 _BASE: Final = "urn:card-referee:openapi.yaml"
 _REGISTRY: Final = Registry().with_resource(_BASE, DRAFT202012.create_resource(SPEC))
@@ -125,7 +125,7 @@ def _response_pointer(method: str, rule: str | None, status: int) -> str:
     )
 
 
-@lru_cache(maxsize=None)
+@cache
 def schema_pointer(method: str, rule: str | None, status: int, media: str) -> str | None:
     """Pointer of the schema documented for this outcome and media type (None: no schema)."""
     method, rule = method.lower(), _normalise_rule(rule)
@@ -260,7 +260,7 @@ def _attach(schema: Any) -> Pred | None:
     return pred
 
 
-def _compile(schema: dict[str, Any]) -> Pred | None:  # noqa: C901 - one branch per keyword
+def _compile(schema: dict[str, Any]) -> Pred | None:
     """A predicate for ``schema`` if every keyword is a simple one, else None."""
     checks: list[Pred] = []
     for key, value in schema.items():
@@ -454,7 +454,7 @@ _Validator: Final = extend(
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator_at(pointer: str) -> Any:
     """The (prepared, cached) validator of the schema at ``pointer``, e.g. ``/components/schemas/Problem``."""
     schema = {"$schema": "https://json-schema.org/draft/2020-12/schema", **_prepare({"$ref": f"#{pointer}"})}
@@ -467,7 +467,7 @@ def plain_validator_at(pointer: str) -> Draft202012Validator:
     return Draft202012Validator({"$ref": f"{_BASE}#{pointer}"}, registry=_REGISTRY)
 
 
-@lru_cache(maxsize=None)
+@cache
 def validator_for(method: str, rule: str | None, status: int, media: str) -> Any:
     """The validator of one documented outcome, built once (None: documented without a schema)."""
     pointer = schema_pointer(method, rule, status, media)

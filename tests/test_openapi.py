@@ -15,19 +15,21 @@ import random
 import re
 import time
 from collections.abc import Iterator
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.fernet import Fernet
 from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 
+from service.api.envelope import envelope as build_envelope
 from service.cards import Card
 from service.cards.packs import short_20
 from service.engines import ENGINES
 from service.engines import schnapsen as sch
-from service.engines.base import event_view
+from service.schemas import SCHEMAS as SCHEMAS_BY_GAME
+from service.sealing import Sealer
 
 try:
     from contract import SPEC, SPEC_PATH, assert_conforms, is_valid, plain_validator_at, validator_at
@@ -98,55 +100,16 @@ def problem_codes() -> set[str]:
     return enum_values(SCHEMAS["Problem"]["properties"]["code"])
 
 
-def wire(obj: Any) -> Any:
-    """Engine values in their wire form (docs/wire.md): cards as "10H", enums as values, records as objects."""
-    if obj is None or isinstance(obj, (bool, int, str)):
-        return obj.value if isinstance(obj, Enum) else obj
-    if isinstance(obj, Card):
-        return str(obj)
-    if isinstance(obj, Enum):
-        return obj.value
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return {k: wire(v) for k, v in zip(obj._fields, obj)}
-    if isinstance(obj, (tuple, list, frozenset)):
-        return [wire(v) for v in obj]
-    if isinstance(obj, dict):
-        return {k: wire(v) for k, v in obj.items()}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out: dict[str, Any] = {"type": obj.TYPE} if hasattr(obj, "TYPE") else {}
-        for f in dataclasses.fields(obj):
-            value = getattr(obj, f.name)
-            if f.metadata.get("wire", True) and not (value is None and hasattr(obj, "TYPE")):
-                out[f.name] = wire(value)
-        return out
-    raise TypeError(type(obj))
-
-
-def full_state(state: sch.State) -> dict[str, Any]:
-    """The open-mode full state on the wire: §5.1 fields, bookkeeping, derived values."""
-    out = wire(state._asdict())
-    out.update(game=sch.GAME_ID, rules_version=sch.RULES_VERSION)
-    out["trick"] = [{"player": state.leader, "card": str(c)} for c in state.trick]
-    out.update(wire(sch.derived(state)))
-    return out
-
-
 def envelope(state: sch.State, events: list[dict[str, Any]], seat: int | None, full: bool) -> dict[str, Any]:
-    """The envelope of ``state``: open mode without ``as`` (full), or the view of ``seat``."""
-    legal = sch.legal_moves(state)
-    if not full:
-        legal = [m for m in legal if m.player == seat] if seat is not None else []
-    outcome = sch.outcome(state)
-    return {
-        "game": sch.GAME_ID,
-        "state": full_state(state) if full else wire(sch.view(state, seat)),
-        "status": sch.status(state),
-        "to_move": sorted(sch.to_move(state)),
-        "legal_moves": wire(legal),
-        "events": [wire(event_view(e, seat, full)) for e in events],
-        "scores": wire(sch.scores(state, seat)),
-        "winner": None if outcome is None else sorted(outcome.winners),
-    }
+    """The service's own envelope of ``state``: open mode without ``as`` (full), ``seat``'s view, or
+    (not full, no seat) the sealed public view."""
+    if full:
+        return build_envelope(sch, SCHEMAS_BY_GAME["schnapsen"], state, events, None)
+    sealer = _SEALER if seat is None else None
+    return build_envelope(sch, SCHEMAS_BY_GAME["schnapsen"], state, events, seat, sealer, "match")
+
+
+_SEALER = Sealer([Fernet.generate_key().decode()])
 
 
 def deck(rng: random.Random) -> list[Card]:
@@ -291,7 +254,7 @@ def test_problem_codes_cover_every_code() -> None:
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
     section = text.split(start, 1)[1].split(end, 1)[0]
-    return set(re.findall(r"^\|\s*`([a-z_]+)`\s*\|", section, flags=re.M))
+    return set(re.findall(r"^\|\s*`([a-z_]+)`\s*\|", section, flags=re.MULTILINE))
 
 
 @pytest.mark.skipif(not (SHARED / "rules").is_dir(), reason="shared specs not beside the repository")

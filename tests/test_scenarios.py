@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-
 from flask.testing import FlaskClient
 
 from tests.scenario_runner import game_ids, load_scenarios, run_engine, run_http

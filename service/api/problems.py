@@ -19,7 +19,7 @@ from ..engines import UnknownGame
 from ..engines.base import IllegalMove, InvalidState, RulesError
 from ..schemas.common import flatten_errors
 
-__all__ = ["ApiError", "register", "problem", "problem_body"]
+__all__ = ["ApiError", "problem", "problem_body", "register"]
 
 log = logging.getLogger("service.api")
 

@@ -13,11 +13,12 @@ from marshmallow import Schema
 from ..cards.shuffle import deal_deck
 from ..config import Config
 from ..engines import ENGINES, find
-from ..engines.base import BadMove, BadSetup, RulesError, Seat, event_view
+from ..engines.base import BadSetup, RulesError, Seat
 from ..engines.moves import NextDeal
 from ..schemas import SCHEMAS, GameCodec
 from ..schemas.common import MoveRequest, NewRequest, ReplayRequest, StateRequest, parse_deck, to_wire
 from ..sealing import TABLE, BadToken, Sealer
+from .envelope import envelope
 from .problems import ApiError, rules_problem
 
 bp = Blueprint("api", __name__)
@@ -115,7 +116,7 @@ def _fixed_decks_allowed(what: str) -> None:
 class _Loaded:
     """A state as the request brought it, with its sealed-match id (None in open mode)."""
 
-    __slots__ = ("state", "match_id")
+    __slots__ = ("match_id", "state")
 
     def __init__(self, state: Any, match_id: str | None) -> None:
         self.state = state
@@ -162,31 +163,7 @@ def _fill_deck(engine: Any, state: Any, move: Any, *, from_client: bool) -> Any:
 
 
 def _envelope(engine: Any, codec: GameCodec, loaded: _Loaded, events: Sequence[Any], viewer: Seat | None) -> dict[str, Any]:
-    """The response envelope of DESIGN.md for ``loaded.state`` as ``viewer`` may see it."""
-    state = loaded.state
-    sealer = _sealer()
-    full = sealer is None and viewer is None
-    if full:
-        wire_state = codec.dump_state(state)
-        legal = engine.legal_moves(state)
-    else:
-        wire_state = to_wire(engine.view(state, viewer))
-        legal = [] if viewer is None else [m for m in engine.legal_moves(state) if m.player == viewer]
-    outcome = engine.outcome(state)
-    env: dict[str, Any] = {
-        "game": engine.GAME_ID,
-        "state": wire_state,
-        "status": engine.status(state),
-        "to_move": sorted(engine.to_move(state)),
-        "legal_moves": to_wire(legal),
-        "events": [to_wire(event_view(e, viewer, full)) for e in events],
-        "scores": to_wire(engine.scores(state, viewer)),
-        "winner": None if outcome is None else sorted(outcome.winners),
-    }
-    if sealer is not None:
-        assert loaded.match_id is not None
-        env["token"] = sealer.seal(engine.GAME_ID, loaded.match_id, codec.pack(state))
-    return env
+    return envelope(engine, codec, loaded.state, events, viewer, _sealer(), loaded.match_id)
 
 
 def _create(engine: Any, codec: GameCodec, body: Mapping[str, Any]) -> tuple[Any, list[Any]]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Final, NamedTuple
 
-__all__ = ["Card", "Suit", "RANKS", "SUITS", "RED", "BLACK", "BadCard", "parse_card"]
+__all__ = ["BLACK", "RANKS", "RED", "SUITS", "BadCard", "Card", "Suit", "parse_card"]
 
 
 class Suit(StrEnum):

@@ -12,7 +12,7 @@ from typing import Final
 
 from . import RANKS, SUITS, Card
 
-__all__ = ["pack_of", "full_52", "short_20", "check_deck", "DeckProblem"]
+__all__ = ["DeckProblem", "check_deck", "full_52", "pack_of", "short_20"]
 
 
 def pack_of(ranks: Iterable[str], deck: str | None = None) -> tuple[Card, ...]:

@@ -20,7 +20,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Final, TypeVar
 
-__all__ = ["seeded_shuffle", "deal_deck", "MAX_SEED"]
+__all__ = ["MAX_SEED", "deal_deck", "seeded_shuffle"]
 
 T = TypeVar("T")
 MAX_SEED: Final = 2**63 - 1

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from . import Card, Suit
 
-__all__ = ["strength", "beats", "trick_winner", "of_suit", "higher", "points"]
+__all__ = ["beats", "higher", "of_suit", "points", "strength", "trick_winner"]
 
 
 def strength(order: Sequence[str]) -> dict[str, int]:

@@ -9,7 +9,7 @@ from typing import Any, Final
 from . import schnapsen
 from .base import Engine
 
-__all__ = ["ENGINES", "find", "UnknownGame"]
+__all__ = ["ENGINES", "UnknownGame", "find"]
 
 
 class UnknownGame(LookupError):

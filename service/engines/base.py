@@ -14,17 +14,17 @@ from typing import Any, Protocol
 from ..cards import Card
 
 __all__ = [
-    "Seat",
+    "BadMove",
+    "BadSetup",
+    "Engine",
+    "Event",
+    "IllegalMove",
+    "InvalidState",
     "Outcome",
     "RulesError",
-    "IllegalMove",
-    "BadSetup",
-    "InvalidState",
-    "BadMove",
-    "Event",
-    "Engine",
-    "is_listed",
+    "Seat",
     "event_view",
+    "is_listed",
 ]
 
 Seat = int

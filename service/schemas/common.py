@@ -12,33 +12,33 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import Enum
 from typing import Any, Final
 
-from marshmallow import EXCLUDE, RAISE, Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from ..cards import Card, Suit
 from ..cards.shuffle import MAX_SEED
-from ..engines.base import BadMove, BadSetup, InvalidState
+from ..engines.base import BadMove, BadSetup
 
 __all__ = [
-    "to_wire",
-    "StrictInt",
-    "StrictBool",
+    "MAX_MOVES",
     "CardField",
     "CardList",
     "IntList",
-    "ObjectField",
-    "SuitField",
-    "SeatField",
-    "flatten_errors",
-    "NewRequest",
-    "StateRequest",
-    "MoveRequest",
-    "ReplayRequest",
     "MoveField",
     "MoveParser",
-    "options_schema",
+    "MoveRequest",
+    "NewRequest",
+    "ObjectField",
+    "ReplayRequest",
+    "SeatField",
+    "StateRequest",
+    "StrictBool",
+    "StrictInt",
+    "SuitField",
+    "flatten_errors",
     "load_options",
+    "options_schema",
     "parse_deck",
-    "MAX_MOVES",
+    "to_wire",
 ]
 
 MAX_MOVES: Final = 10_000
@@ -200,7 +200,7 @@ class SuitField(fields.Field[Suit]):
         return Suit(value)
 
 
-def SeatField(players: int, **kwargs: Any) -> StrictInt:  # noqa: N802 - a field factory
+def SeatField(players: int, **kwargs: Any) -> StrictInt:
     """A seat number 0 .. players-1."""
     return StrictInt(validate=validate.Range(0, players - 1), **kwargs)
 

@@ -12,7 +12,7 @@ from typing import Any, Final
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
 
 from ..engines import schnapsen as engine
-from ..engines.base import InvalidState
+from ..engines.base import BadSetup, InvalidState
 from ..engines.moves import NextDeal
 from .common import (
     CardField,
@@ -38,23 +38,23 @@ OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
 
 
 
-def _Card(**kw: Any) -> CardField:  # noqa: N802 - field factories read like field classes
+def _Card(**kw: Any) -> CardField:
     return CardField(PACK, **kw)
 
 
-def _Seat(**kw: Any) -> StrictInt:  # noqa: N802
+def _Seat(**kw: Any) -> StrictInt:
     return SeatField(2, **kw)
 
 
-def _Int(**kw: Any) -> StrictInt:  # noqa: N802
+def _Int(**kw: Any) -> StrictInt:
     return StrictInt(validate=validate.Range(0, 10_000), **kw)
 
 
-def _Cards(lo: int, hi: int, **kw: Any) -> CardList:  # noqa: N802
+def _Cards(lo: int, hi: int, **kw: Any) -> CardList:
     return CardList(PACK, lo, hi, **kw)
 
 
-def _Pair(inner: fields.Field[Any]) -> fields.List[Any]:  # noqa: N802
+def _Pair(inner: fields.Field[Any]) -> fields.List[Any]:
     return fields.List(inner, validate=validate.Length(equal=2), required=True)
 
 
@@ -69,8 +69,8 @@ class OptionsField(fields.Field[Any]):
             raise ValidationError("options must be an object")
         try:
             return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
-        except Exception as exc:  # BadSetup: reported as a state problem at options.<name>
-            raise ValidationError(getattr(exc, "detail", str(exc))) from None
+        except BadSetup as exc:  # reported as a state problem at options.<name>
+            raise ValidationError(exc.detail) from None
 
 
 class ClosingSchema(_Strict):

@@ -788,7 +788,7 @@ def test_auto_claim_refuses_explicit_claims():
 
 def test_auto_claim_after_a_marriage():
     """§6.6 note: with auto_claim, a marriage that brings a player who has a trick to 66 ends the deal."""
-    kw: dict[str, Any] = dict(leader=0, talon="AD 10D JC QC KC", trump_card="JH", tricks=(["AS 10S", "AC 10C"], []))
+    kw: dict[str, Any] = {"leader": 0, "talon": "AD 10D JC QC KC", "trump_card": "JH", "tricks": (["AS 10S", "AC 10C"], [])}
     s = position("KH QH JD QD KD", "AH 10H JS QS KS", "H", options=Options(auto_claim=True), **kw)
     s = S.apply(s, Marriage(0, H))
     assert s.result == Result(0, 3, Reason.CLAIM, (82, 0))
