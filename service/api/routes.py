@@ -91,7 +91,7 @@ def _as_seat(engine: Any, state: Any) -> Seat | None:
     if raw is None:
         return None
     n = engine.players(state)
-    if not raw.isdigit() or not 0 <= int(raw) < n:
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= 3) or not 0 <= int(raw) < n:
         raise RulesError("invalid_player", f"as={raw!r} names no seat 0..{n - 1} of this game.")
     return int(raw)
 

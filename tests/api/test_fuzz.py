@@ -119,3 +119,22 @@ def test_mutated_states_are_refused_or_consistent(client: FlaskClient, game: str
         assert r.status_code in (200, 422)
 
     run()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_random_query_and_seat_keys_never_fail(client: FlaskClient, sealed: FlaskClient, game: str) -> None:
+    """``?as=`` and ``X-Seat-Key`` take any text: refused with a code, never a 500."""
+    env = _start(client, game)
+    sealed_env = _start(sealed, game)
+
+    @FUZZ
+    @given(as_=st.text(max_size=30), key=st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=126), max_size=60))
+    def run(as_: str, key: str) -> None:
+        r = client.post(f"/v1/games/{game}/state", query_string={"as": as_}, json={"state": env["state"]})
+        _check(r)
+        r = sealed.post(f"/v1/games/{game}/state", query_string={"as": as_}, json={"token": sealed_env["token"]},
+                        headers={"X-Seat-Key": key})
+        _check(r)
+        assert r.status_code in (200, 403, 422)
+
+    run()

@@ -152,7 +152,7 @@ def test_card_drawn_event_hides_the_card_from_the_other_seat(client: FlaskClient
     assert drawn == [{"type": "card_drawn", "player": 0, "card": None}, {"type": "card_drawn", "player": 1, "card": "JS"}]
 
 
-@pytest.mark.parametrize("seat", ["2", "-1", "x", ""])
+@pytest.mark.parametrize("seat", ["2", "-1", "x", "", "²", "١", "9" * 5000, "0x1", " 1"])
 def test_as_must_name_a_seat(client: FlaskClient, seat: str) -> None:
     env = new(client, deck=EXAMPLE1_DECK)
     r = client.post(f"{BASE}/state?as={seat}", json={"state": env["state"]})
