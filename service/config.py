@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .sealing import check_key
+
 __all__ = ["Config", "ConfigError"]
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -64,8 +66,6 @@ class Config:
         if isinstance(keys, str):
             keys = [k.strip() for k in keys.split(",") if k.strip()]
         keys = tuple(keys)
-        from .sealing import check_key  # local import: config has no crypto dependency otherwise
-
         for i, key in enumerate(keys):
             try:
                 check_key(key)

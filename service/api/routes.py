@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import secrets
 from collections.abc import Mapping, Sequence
@@ -202,8 +203,6 @@ def game(game_id: str) -> Response:
 
 
 def _entry(engine: Any) -> dict[str, Any]:
-    import dataclasses
-
     defaults = {f.name: f.default for f in dataclasses.fields(engine.Options)}
     options = {name: {**meta, "default": to_wire(defaults[name])} for name, meta in engine.OPTION_INFO.items()}
     return {

@@ -7,7 +7,8 @@ changes every seeded deal (pinned by tests/test_cards.py).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Final
 
 from . import RANKS, SUITS, Card
@@ -33,6 +34,12 @@ def full_52() -> tuple[Card, ...]:
 def short_20() -> tuple[Card, ...]:
     """The 20-card Schnapsen pack (J Q K 10 A)."""
     return SHORT_20
+
+
+@lru_cache(maxsize=64)
+def by_text(pack: tuple[Card, ...]) -> Mapping[str, Card]:
+    """The cards of ``pack`` by their text form: parsing a string as a card *of this game*."""
+    return {str(c): c for c in pack}
 
 
 class DeckProblem(ValueError):

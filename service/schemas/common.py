@@ -15,6 +15,7 @@ from typing import Any, Final
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
 from ..cards import Card, Suit
+from ..cards.packs import DeckProblem, by_text, check_deck
 from ..cards.shuffle import MAX_SEED
 from ..engines.base import BadMove, BadSetup
 
@@ -23,7 +24,6 @@ __all__ = [
     "CardField",
     "CardList",
     "IntList",
-    "MoveField",
     "MoveParser",
     "MoveRequest",
     "NewRequest",
@@ -122,7 +122,7 @@ class CardField(fields.Field[Card]):
 
     def __init__(self, pack: Iterable[Card], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._by_text = {str(c): c for c in pack}
+        self._by_text = by_text(tuple(pack))
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Card:
         card = self._by_text.get(value) if isinstance(value, str) else None
@@ -142,7 +142,7 @@ class CardList(fields.Field[tuple[Card, ...]]):
 
     def __init__(self, pack: Iterable[Card], min_len: int = 0, max_len: int = 10_000, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._by_text = {str(c): c for c in pack}
+        self._by_text = by_text(tuple(pack))
         self._min, self._max = min_len, max_len
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[Card, ...]:
@@ -254,30 +254,15 @@ class StateRequest(_Request):
             raise ValidationError("Send exactly one of state and token.", "state")
 
 
-class MoveField(fields.Field[dict[str, Any]]):
-    """A move must be a JSON object; everything inside it is judged by the game (422)."""
-
-    default_error_messages = {"invalid": "A move must be a JSON object."}
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.make_error("invalid")
-        return value
-
-
 class MoveRequest(StateRequest):
     """``POST …/moves`` and ``…/check``."""
 
-    move = MoveField(required=True)
+    move = ObjectField(required=True)  # everything inside it is the game's to judge (422)
 
 
-class ReplayRequest(_Request):
-    """``POST …/replay``: a game's setup and its move log."""
+class ReplayRequest(NewRequest):
+    """``POST …/replay``: a game's setup (as for ``new``) and its move log."""
 
-    players = StrictInt(validate=validate.Range(1, 16))
-    options = ObjectField()
-    deck = fields.List(fields.Raw(), validate=validate.Length(max=1024))
-    seed = StrictInt(validate=validate.Range(0, MAX_SEED))
     moves = fields.List(fields.Raw(), required=True, validate=validate.Length(max=MAX_MOVES))
 
     @validates_schema
@@ -328,15 +313,13 @@ def parse_deck(raw: Any, pack: Sequence[Card]) -> tuple[Card, ...]:
     """A deck (top first) of card strings; raises BadSetup("invalid_deck") if it is not ``pack``."""
     if not isinstance(raw, list):
         raise BadSetup("invalid_deck", "deck must be a list of card strings")
-    by_text = {str(c): c for c in pack}
+    cards = by_text(tuple(pack))
     out = []
     for i, text in enumerate(raw):
-        card = by_text.get(text) if isinstance(text, str) else None
+        card = cards.get(text) if isinstance(text, str) else None
         if card is None:
             raise BadSetup("invalid_deck", f"deck[{i}] = {text!r} is not a card of this game's pack")
         out.append(card)
-    from ..cards.packs import DeckProblem, check_deck
-
     try:
         check_deck(out, pack)
     except DeckProblem as exc:
@@ -358,12 +341,13 @@ class _Bad(Exception):
 
 
 def card_of(pack: Iterable[Card]) -> FieldParser:
-    by_text = {str(c): c for c in pack}
+    """A move's card field: a string (else invalid_move) naming a card of the pack (else invalid_card)."""
+    cards = by_text(tuple(pack))
 
     def parse(value: Any) -> Card:
         if not isinstance(value, str):
             raise _Bad("invalid_move", "a card must be a string such as \"10H\"")
-        card = by_text.get(value)
+        card = cards.get(value)
         if card is None:
             raise _Bad("invalid_card", f"{value!r} is not a card of this game's pack")
         return card
