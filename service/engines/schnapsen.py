@@ -460,21 +460,16 @@ def _check_play(state: State, move: Play) -> None:
         return
     if not _strict(state):
         return
-    led, trump = state.trick[0], state.trump_suit
-    same = of_suit(hand, led.suit)
-    if same:
-        if c.suit is not led.suit:
-            raise IllegalMove(
-                "must_follow_suit", f"{led.suit.value} was led and seat {p} holds {_names(same)}.", _rule("6.6")
-            )
-        above = higher(same, led, RANK)
-        if above and c not in above:
-            raise IllegalMove("must_head_trick", f"{c} does not beat {led}; seat {p} holds {_names(above)}.", _rule("6.6"))
+    led = state.trick[0]
+    allowed = _follow_options(hand, led, state.trump_suit)  # the one statement of §6.6 strict play
+    if c in allowed:
         return
-    if led.suit is not trump and c.suit is not trump:
-        trumps = of_suit(hand, trump)
-        if trumps:
-            raise IllegalMove("must_trump", f"Seat {p} is void in {led.suit.value} and must trump with {_names(trumps)}.", _rule("6.6"))
+    # refused: name the rule of §6.6 it breaks, the first in §8 order
+    if allowed[0].suit is led.suit and c.suit is not led.suit:
+        raise IllegalMove("must_follow_suit", f"{led.suit.value} was led and seat {p} holds {_names(of_suit(hand, led.suit))}.", _rule("6.6"))
+    if allowed[0].suit is led.suit:
+        raise IllegalMove("must_head_trick", f"{c} does not beat {led}; seat {p} holds {_names(allowed)}.", _rule("6.6"))
+    raise IllegalMove("must_trump", f"Seat {p} is void in {led.suit.value} and must trump with {_names(allowed)}.", _rule("6.6"))
 
 
 def _names(cards: Sequence[Card]) -> str:
