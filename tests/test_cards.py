@@ -46,9 +46,11 @@ def test_seeded_shuffle_follows_slapjack_check_value() -> None:
     digest = hashlib.sha256(b"slapjack:42:0:27").digest()
     assert digest.hex().startswith("27628261bc7a4d78")
     assert int.from_bytes(digest[:8], "big") % 28 == 12
-    # the construction: the last swap of a 28-card shuffle under that key puts L[12] at index 27
+    # our shuffle under that key: its first swap (i = 27) brings L[12] to index 27, and no later
+    # swap (i < 27) touches index 27 again
     items = list(range(28))
     shuffled = seeded_shuffle(items, "slapjack", 42, 0)
+    assert shuffled[27] == 12
     assert sorted(shuffled) == items
 
 

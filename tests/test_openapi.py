@@ -25,11 +25,11 @@ from openapi_spec_validator.readers import read_from_filename
 
 from service.api.envelope import envelope as build_envelope
 from service.cards import Card
-from service.cards.packs import short_20
 from service.engines import ENGINES
 from service.engines import schnapsen as sch
 from service.schemas import SCHEMAS as SCHEMAS_BY_GAME
 from service.sealing import Sealer
+from tests.playouts import random_playout
 
 try:
     from contract import SPEC, SPEC_PATH, assert_conforms, is_valid, plain_validator_at, validator_at
@@ -112,26 +112,12 @@ def envelope(state: sch.State, events: list[dict[str, Any]], seat: int | None, f
 _SEALER = Sealer([Fernet.generate_key().decode()])
 
 
-def deck(rng: random.Random) -> list[Card]:
-    cards = list(short_20())
-    rng.shuffle(cards)
-    return cards
-
-
 def playout(seed: int, options: sch.Options) -> Iterator[tuple[sch.State, list[dict[str, Any]]]]:
-    """Every state of a random match (and the events that led to it)."""
-    rng = random.Random(seed)
-    state = sch.new_game(options, 2, deck(rng), seed=seed)
-    events: list[dict[str, Any]] = [
-        {"type": "deal_started", "dealer": state.dealer, "deal_number": 1, "trump_card": state.trump_card}
-    ]
-    yield state, events
-    while sch.outcome(state) is None:
-        move = rng.choice(sch.legal_moves(state))
-        if isinstance(move, sch.NextDeal):
-            move = sch.NextDeal(move.player, tuple(deck(rng)))
-        state, events = sch.step(state, move)
-        yield state, events
+    """Every state of a seeded random match (tests/playouts.py), with the events that led to it."""
+    steps = list(random_playout(sch, 2, seed, options))
+    yield steps[0][0], sch.initial_events(steps[0][0])
+    for before, move, _ in steps:
+        yield sch.step(before, move)
 
 
 def envelopes(seed: int, options: sch.Options) -> Iterator[dict[str, Any]]:
