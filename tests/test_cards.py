@@ -77,3 +77,21 @@ def test_trick_helpers() -> None:
     assert of_suit([c("KH"), c("AS"), c("QH")], Suit.H) == (c("KH"), c("QH"))
     assert higher([c("KH"), c("AH"), c("JH")], c("QH"), rank) == (c("KH"), c("AH"))
     assert points([c("AH"), c("10S"), c("JD")], {"A": 11, "10": 10, "J": 2}) == 23
+
+
+def test_all_fours_game_values_total_80_per_pack() -> None:
+    from service.cards.all_fours import game_value
+    from service.cards.packs import full_52
+
+    assert game_value(full_52()) == 80
+
+
+def test_all_fours_count_out_stops_at_the_first_party_to_reach_the_target() -> None:
+    from service.cards.all_fours import count_out
+
+    # High to party 1 (6 -> 7 wins); Low, Jack and Game are not credited.
+    result = count_out([5, 6], [1, 0, 0, 0], target=7)
+    assert result == ((5, 7), (True, False, False, False), 1)
+    # Nobody reaches the target; a point awarded to nobody is not credited.
+    result = count_out([0, 0], [0, None, 1, 0], target=7)
+    assert result == ((2, 1), (True, False, True, True), None)
