@@ -10,9 +10,13 @@ from typing import Any
 from flask import Flask, Response
 from flask_swagger_ui import get_swaggerui_blueprint
 
+from . import observability
 from .api import problems
 from .api.routes import bp
+from .cards.shuffle import deal_deck
 from .config import Config
+from .engines import ENGINES
+from .schemas import SCHEMAS
 from .sealing import Sealer
 
 log = logging.getLogger("service")
@@ -30,6 +34,7 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["referee.sealer"] = Sealer(cfg.seal_keys) if cfg.sealed else None
     if not cfg.sealed:
         log.warning("REFEREE_SEAL_KEYS is not set: running in OPEN mode (plain states are trusted)")
+    readiness = observability.install(app)
     problems.register(app)
     app.register_blueprint(bp)
 
@@ -47,9 +52,30 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     def healthz() -> Response:
         return Response('{"status":"ok"}', mimetype="application/json")
 
+    mode = "sealed" if cfg.sealed else "open"
+
     @app.get("/readyz")
     def readyz() -> Response:
-        mode = "sealed" if cfg.sealed else "open"
-        return Response(f'{{"status":"ready","mode":"{mode}"}}', mimetype="application/json")
+        phase = readiness.phase
+        status = 200 if phase == "ready" else 503
+        return Response(f'{{"status":"{phase}","mode":"{mode}"}}', status=status, mimetype="application/json")
 
+    _warm_up(app)
+    readiness.mark_ready()
     return app
+
+
+def _warm_up(app: Flask) -> None:
+    """Exercise what the first real request would pay for (and fail now, not on a request).
+
+    Plays each registered game's first position through its codec and, in sealed mode, seals and
+    unseals it: a bad key or a broken codec stops the worker from ever reporting ready.
+    """
+    sealer: Sealer | None = app.extensions["referee.sealer"]
+    for game_id, engine in ENGINES.items():
+        codec = SCHEMAS[game_id]
+        options, players = engine.Options(), engine.DEFAULT_PLAYERS
+        state = engine.new_game(options, players, deal_deck(engine.pack(options, players), 0), 0)
+        codec.dump_state(state)
+        if sealer is not None:
+            sealer.unseal(game_id, sealer.seal(game_id, "warm-up", codec.pack(state)))

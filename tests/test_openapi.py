@@ -149,7 +149,7 @@ def test_every_endpoint_is_documented() -> None:
         ("/v1/games/{game_id}/new", "post"), ("/v1/games/{game_id}/moves", "post"),
         ("/v1/games/{game_id}/state", "post"), ("/v1/games/{game_id}/check", "post"),
         ("/v1/games/{game_id}/replay", "post"), ("/healthz", "get"), ("/readyz", "get"),
-        ("/openapi.yaml", "get"), ("/docs", "get"),
+        ("/openapi.yaml", "get"), ("/docs", "get"), ("/metrics", "get"),
     }
     assert {(path, method) for path, method, _ in operations()} == want
     assert set(deref(SPEC["paths"]["/openapi.yaml"]["get"]["responses"]["200"])["content"]) == {"application/yaml"}
@@ -202,7 +202,7 @@ def test_every_error_response_is_a_problem() -> None:
     """STYLE.md B3/B4: every non-2xx response is application/problem+json with the Problem schema.
 
     The one exception is the readiness probe's 503, whose body docs/wire.md fixes as
-    ``{"status": "not_ready"}``.
+    ``{"status": "starting"|"draining", "mode": ...}``.
     """
     seen = 0
     for path, method, op in operations():
@@ -383,7 +383,8 @@ def test_checker_accepts_documented_shapes() -> None:
     assert_conforms("GET", "/v1/games/{game_id}", 200, "application/json", entry)
     assert_conforms("GET", "/healthz", 200, "application/json", {"status": "ok"})
     assert_conforms("GET", "/readyz", 200, "application/json", {"status": "ready", "mode": "sealed"})
-    assert_conforms("GET", "/readyz", 503, "application/json", {"status": "not_ready"})
+    assert_conforms("GET", "/readyz", 503, "application/json", {"status": "draining", "mode": "open"})
+    assert_conforms("GET", "/metrics", 200, "text/plain; version=1.0.0; charset=utf-8", "# HELP x\n")
     assert_conforms("GET", "/openapi.yaml", 200, "application/yaml; charset=utf-8", "openapi: 3.1.0\n")
     assert_conforms("GET", "/docs", 200, "text/html; charset=utf-8", "<!doctype html>")
     assert_conforms("HEAD", "/healthz", 200, "application/json", None)

@@ -17,6 +17,7 @@ from werkzeug.exceptions import HTTPException
 
 from ..engines import UnknownGame
 from ..engines.base import IllegalMove, InvalidState, RulesError
+from ..observability import count_illegal_move
 from ..schemas.common import flatten_errors
 
 __all__ = ["ApiError", "problem", "problem_body", "register"]
@@ -93,6 +94,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(RulesError)
     def _rules(exc: RulesError) -> Response:
+        if isinstance(exc, IllegalMove):
+            count_illegal_move(exc.code)
         move = g.get("raw_move")
         return problem(rules_problem(exc, move))
 

@@ -14,8 +14,9 @@ from marshmallow import Schema
 from ..cards.shuffle import deal_deck
 from ..config import Config
 from ..engines import ENGINES, find
-from ..engines.base import BadSetup, RulesError, Seat
+from ..engines.base import BadSetup, IllegalMove, RulesError, Seat
 from ..engines.moves import NextDeal
+from ..observability import count_illegal_move
 from ..schemas import SCHEMAS, GameCodec
 from ..schemas.common import MoveRequest, NewRequest, ReplayRequest, StateRequest, parse_deck, to_wire
 from ..sealing import TABLE, BadToken, Sealer
@@ -287,6 +288,11 @@ def moves(game_id: str) -> Response:
     return _json(_envelope(engine, codec, _Loaded(new_state, loaded.match_id), events, viewer))
 
 
+def _count_refusal(exc: RulesError) -> None:
+    if isinstance(exc, IllegalMove):
+        count_illegal_move(exc.code)
+
+
 @bp.post("/v1/games/<game_id>/check")
 def check(game_id: str) -> Response:
     """Whether a move is legal; nothing applied."""
@@ -297,6 +303,7 @@ def check(game_id: str) -> Response:
     try:
         engine.step(loaded.state, move)
     except RulesError as exc:
+        _count_refusal(exc)
         return _json({"legal": False, "error": rules_problem(exc, body["move"])})
     return _json({"legal": True})
 
@@ -316,6 +323,7 @@ def replay(game_id: str) -> Response:
         try:
             state, events = engine.step(state, move)
         except RulesError as exc:
+            _count_refusal(exc)
             first_illegal = {"index": index, "move": raw, "error": rules_problem(exc, raw)}
             break
         legal += 1

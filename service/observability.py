@@ -1,0 +1,120 @@
+"""Request ids, Prometheus metrics and readiness: what an operator sees of the service.
+
+- **Request id**: every request gets one, taken from a well-formed ``X-Request-ID`` header or
+  generated, echoed in the response's ``X-Request-ID`` and written in the access log line
+  (``gunicorn.conf.py`` logs one JSON line per request).
+- **Metrics** (``GET /metrics``, Prometheus text format): requests by route, game and status, a
+  latency histogram by route, and illegal moves by game and code. Under gunicorn the workers share
+  them through ``prometheus_client``'s multiprocess mode: ``gunicorn.conf.py`` points
+  ``PROMETHEUS_MULTIPROC_DIR`` at a fresh directory before the workers start, and ``/metrics``
+  sums the files of every worker, so any worker answers for all.
+- **Readiness**: ``/readyz`` answers 503 until the app is built and warmed up, and again once
+  shutdown has begun (``begin_shutdown``, called by the worker's SIGTERM handler).
+
+Labels are bounded: the route is the URL rule (never the raw path) and the game is a registered
+id or ``"-"``, so a client cannot create new time series by sending odd URLs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+import uuid
+from typing import Literal
+
+from flask import Flask, Response, g, request
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
+
+from .engines import ENGINES
+
+__all__ = ["REQUEST_ID_HEADER", "Readiness", "count_illegal_move", "install", "request_id"]
+
+REQUEST_ID_HEADER = "X-Request-ID"
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+
+REQUESTS = Counter("referee_http_requests", "HTTP requests answered, by route, game and status.", ["route", "game", "status"])
+LATENCY = Histogram(
+    "referee_http_request_duration_seconds",
+    "Time to answer an HTTP request, by route.",
+    ["route"],
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
+)
+ILLEGAL = Counter("referee_illegal_moves", "Moves refused by a game's rules, by game and error code.", ["game", "code"])
+
+Phase = Literal["starting", "ready", "draining"]
+
+
+class Readiness:
+    """Whether this worker should receive traffic: ``starting`` → ``ready`` → ``draining``."""
+
+    def __init__(self) -> None:
+        self._phase: Phase = "starting"
+        self._lock = threading.Lock()
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    def mark_ready(self) -> None:
+        with self._lock:
+            if self._phase == "starting":
+                self._phase = "ready"
+
+    def begin_shutdown(self) -> None:
+        with self._lock:
+            self._phase = "draining"
+
+
+def request_id() -> str:
+    """The current request's id (only inside a request)."""
+    rid: str = g.request_id
+    return rid
+
+
+def _game_label() -> str:
+    game = (request.view_args or {}).get("game_id")
+    return game if isinstance(game, str) and game in ENGINES else "-"
+
+
+def count_illegal_move(code: str) -> None:
+    """Count one move refused by the rules, for the game of the current request."""
+    ILLEGAL.labels(_game_label(), code).inc()
+
+
+def _metrics_text() -> bytes:
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry)
+    return generate_latest(REGISTRY)
+
+
+def install(app: Flask) -> Readiness:
+    """Wire request ids, metrics and ``/metrics`` into ``app``; returns its readiness."""
+    readiness = Readiness()
+    app.extensions["referee.readiness"] = readiness
+
+    @app.before_request
+    def _start() -> None:
+        given = request.headers.get(REQUEST_ID_HEADER, "")
+        g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _finish(response: Response) -> Response:
+        rid = g.get("request_id") or uuid.uuid4().hex
+        response.headers[REQUEST_ID_HEADER] = rid
+        route = request.url_rule.rule if request.url_rule is not None else "(unmatched)"
+        REQUESTS.labels(route, _game_label(), str(response.status_code)).inc()
+        started = g.get("started")
+        if started is not None:
+            LATENCY.labels(route).observe(time.perf_counter() - started)
+        return response
+
+    @app.get("/metrics")
+    def metrics() -> Response:
+        return Response(_metrics_text(), mimetype=None, content_type=CONTENT_TYPE_LATEST)
+
+    return readiness
