@@ -15,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -181,8 +182,13 @@ def test_metrics_count_what_was_sent_summed_over_workers(tmp_path: Path) -> None
     with Gunicorn(tmp_path) as g:
         status, envl = call(f"{g.url}{GAME}/new", {"seed": 5})
         assert status == 201
-        for _ in range(29):
-            assert call(f"{g.url}{GAME}/new", {"seed": 5})[0] == 201
+        created = 1
+        # Concurrent batches until both workers have served (bounded): the sum must span workers.
+        while created < 30 or (len({line["pid"] for line in g.access_log()}) < 2 and created < 600):
+            with ThreadPoolExecutor(6) as pool:
+                statuses = list(pool.map(lambda _: call(f"{g.url}{GAME}/new", {"seed": 5})[0], range(10)))
+            assert statuses == [201] * 10
+            created += 10
         for _ in range(7):
             status, problem = call(f"{g.url}{GAME}/moves", {"state": envl["state"], "move": {"type": "close", "player": 0}})
             assert (status, problem["code"]) == (422, "not_your_turn")
@@ -191,11 +197,11 @@ def test_metrics_count_what_was_sent_summed_over_workers(tmp_path: Path) -> None
         served_by = {line["pid"] for line in g.access_log()}
         text = call(f"{g.url}/metrics")[1]
         assert isinstance(text, str)
-        assert _metric(text, "referee_http_requests_total", route="/v1/games/<game_id>/new", game="schnapsen", status="201") == 30
+        assert _metric(text, "referee_http_requests_total", route="/v1/games/<game_id>/new", game="schnapsen", status="201") == created
         assert _metric(text, "referee_http_requests_total", route="/v1/games/<game_id>/moves", status="422") == 7
         assert _metric(text, "referee_http_requests_total", route="/v1/games/<game_id>/new", game="-", status="404") == 3
         assert _metric(text, "referee_illegal_moves_total", game="schnapsen", code="not_your_turn") == 7
-        assert _metric(text, "referee_http_request_duration_seconds_count", route="/v1/games/<game_id>/new") == 33
+        assert _metric(text, "referee_http_request_duration_seconds_count", route="/v1/games/<game_id>/new") == created + 3
         assert len(served_by) == 2, "both workers should have served some of the requests"
 
 
