@@ -21,7 +21,8 @@ from .sealing import Sealer
 
 log = logging.getLogger("service")
 
-OPENAPI_PATH = Path(__file__).resolve().parent.parent / "openapi.yaml"
+# service/openapi.yaml is a symlink to the repository's openapi.yaml; wheels carry the file itself.
+OPENAPI_PATH = Path(__file__).resolve().parent / "openapi.yaml"
 
 
 def build(overrides: Mapping[str, Any] | None = None) -> Flask:
