@@ -56,6 +56,11 @@ class ContractClient(FlaskClient):
                 assert_problem(body)
         else:
             assert_conforms(request.method, path, response.status_code, response.mimetype, body)
+        if 200 <= response.status_code < 300 and isinstance(body, dict):
+            from tests.leaks import hidden_cards_shown
+
+            leaked = hidden_cards_shown(self.application, request.path, request.args.get("as"), kwargs.get("json"), body)
+            assert not leaked, f"{request.method} {request.full_path} shows hidden cards {sorted(leaked)}"
         ContractClient.checked += 1
         return response
 

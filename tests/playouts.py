@@ -255,3 +255,32 @@ def candidate_moves(
                 if not is_template(move):
                     add(move)
     return out
+
+
+# --- scanning JSON for cards -----------------------------------------------------------------------
+
+
+def card_strings(value: Any, pack_names: frozenset[str], skip: frozenset[str] = frozenset(), keys: bool = False) -> list[str]:
+    """Every string naming a card of the pack anywhere in a JSON value (top-level ``skip`` left out).
+
+    ``keys``: also dict keys (a view must not leak a card even as a key).
+    """
+    found: list[str] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str):
+            if v in pack_names:
+                found.append(v)
+        elif isinstance(v, dict):
+            for k, w in v.items():
+                if keys and k in pack_names:
+                    found.append(k)
+                walk(w)
+        elif isinstance(v, list):
+            for w in v:
+                walk(w)
+
+    if isinstance(value, dict) and skip:
+        value = {k: v for k, v in value.items() if k not in skip}
+    walk(value)
+    return found
