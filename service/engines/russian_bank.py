@@ -52,6 +52,8 @@ RED: Final[Mapping[Card, bool]] = {c: c.is_red for c in PACK}
 # what a card is, as a key of the lookup tables below
 _FKEY: Final[Mapping[Card, tuple[Suit, int]]] = {c: (c.suit, VALUE[c]) for c in PACK}
 _TKEY: Final[Mapping[Card, tuple[int, bool]]] = {c: (VALUE[c], RED[c]) for c in PACK}
+_ACES: Final = frozenset(c for c in PACK if VALUE[c] == 1)
+_NONE: Final[frozenset[Card]] = frozenset()
 # what a pile topped by the card wants next (None: nothing)
 _FNEXT: Final[Mapping[Card, tuple[Suit, int] | None]] = {
     c: (c.suit, VALUE[c] + 1) if VALUE[c] < 13 else None for c in PACK
@@ -381,7 +383,11 @@ def _gate(state: State, p: Seat, fmoves: Sequence[MoveCard]) -> tuple[list[MoveC
 
 
 def legal_moves(state: State) -> list[Move]:
-    """Every legal move of the seat to move (§6.7), in the reference order."""
+    """Every legal move of the seat to move (§6.7), in the reference order.
+
+    One pass over the tableau collects its free cards, the card keys its piles want and its empty
+    piles; each free card then finds its targets by lookups (no rescan of the piles per card).
+    """
     if state.phase is not Phase.PLAY or state.to_move is None:
         return []
     p = state.to_move
@@ -389,7 +395,11 @@ def legal_moves(state: State) -> list[Move]:
     opp = state.players[1 - p]
     srcs = _sources(state, p)
     fwants, fempty = _foundation_wants(state)
-    fmoves = [_mv(p, s, _T_FOUND, c) for s, c in srcs if _foundation_index(c, fwants, fempty) is not None]
+    interned = _MOVE[p]
+    fmoves = []
+    for s, c in srcs:
+        if (fempty is not None) if c in _ACES else (_FKEY[c] in fwants):
+            fmoves.append(interned[s][_T_FOUND].get(c) or _mv(p, s, _T_FOUND, c))
     only, no_end = _gate(state, p, fmoves)
     if only is not None:
         return list(only)
@@ -400,34 +410,35 @@ def legal_moves(state: State) -> list[Move]:
         if pile:
             key = _TNEXT[pile[-1]]
             if key is not None:
-                twants.setdefault(key, []).append(i)
+                if key in twants:
+                    twants[key].append(i)
+                else:
+                    twants[key] = [i]
         else:
             empties.append(i)
-    ostock = _LOADS_ON[opp.stock[-1]] if opp.stock else frozenset()
-    owaste = _LOADS_ON[opp.waste[-1]] if opp.waste and _may_load_waste(state, p) else frozenset()
+    ostock = _LOADS_ON[opp.stock[-1]] if opp.stock else _NONE
+    owaste = _LOADS_ON[opp.waste[-1]] if opp.waste and _may_load_waste(state, p) else _NONE
     out: list[Move] = []
-    fm = iter(fmoves)
-    next_f = next(fm, None)
+    fi = 0
+    nf = len(fmoves)
     for s, c in srcs:
-        if next_f is not None and next_f.source == SOURCES[s]:
-            out.append(next_f)
-            next_f = next(fm, None)
+        row = interned[s]
+        if fi < nf and fmoves[fi].card is c and fmoves[fi].source == SOURCES[s]:
+            out.append(fmoves[fi])
+            fi += 1
         wanted = twants.get(_TKEY[c])
         piles = sorted(wanted + empties) if wanted and empties else (wanted or empties)
         own = s - _S_TAB
         for i in piles:
             if i != own:
-                out.append(_mv(p, s, _T_TAB + i, c))
+                out.append(row[_T_TAB + i].get(c) or _mv(p, s, _T_TAB + i, c))
         if c in ostock:
-            out.append(_mv(p, s, _T_OSTOCK, c))
+            out.append(row[_T_OSTOCK].get(c) or _mv(p, s, _T_OSTOCK, c))
         if c in owaste:
-            out.append(_mv(p, s, _T_OWASTE, c))
+            out.append(row[_T_OWASTE].get(c) or _mv(p, s, _T_OWASTE, c))
     if not no_end:
         if me.hand_card is None:
-            if me.hand or me.waste:
-                out.append(_FLIP[p])
-            else:
-                out.append(_PASS[p])
+            out.append(_FLIP[p] if me.hand or me.waste else _PASS[p])
         else:
             out.append(_DISCARD[p])
     return out
