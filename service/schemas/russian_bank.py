@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate
 
 from ..engines import russian_bank as engine
 from ..engines.base import BadSetup, InvalidState
@@ -33,7 +33,24 @@ from .common import (
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
-OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
+_PLAIN_OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
+
+
+class _OptionsSchema(type(_PLAIN_OPTIONS)):  # type: ignore[misc]
+    """§3: the generic option ``dealer`` does not apply and is ignored (a seat number is accepted
+    and dropped; anything else is still ``invalid_option``)."""
+
+    @pre_load
+    def _ignore_dealer(self, data: Any, **kwargs: Any) -> Any:
+        if isinstance(data, Mapping) and "dealer" in data:
+            dealer = data["dealer"]
+            if type(dealer) is not int or dealer not in (0, 1):
+                raise ValidationError({"dealer": ["must be a seat 0 or 1 (it is ignored)"]})
+            data = {k: v for k, v in data.items() if k != "dealer"}
+        return data
+
+
+OPTIONS: Final = _OptionsSchema(unknown=RAISE)
 
 
 class _Strict(Schema):

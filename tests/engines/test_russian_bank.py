@@ -161,11 +161,17 @@ def test_new_game_refuses_bad_player_counts_and_decks() -> None:
 
 def test_options_are_checked() -> None:
     """§3: an unknown option or a value outside the table → invalid_option."""
-    for bad in ({"first_player": "coin"}, {"priority": True}, {"waste_top_available": "yes"}, {"dealer": 1}):
+    for bad in ({"first_player": "coin"}, {"priority": True}, {"waste_top_available": "yes"}, {"dealer": 2},
+                {"dealer": "0"}, {"target": 7}):
         with pytest.raises(BadSetup) as info:
             CODEC.load_options(bad)
         assert info.value.code == "invalid_option"
     assert CODEC.load_options({"waste_loading": "second_player_only"}) == Options(waste_loading="second_player_only")
+
+
+def test_generic_dealer_option_is_ignored() -> None:
+    """§3: the generic option ``dealer`` does not apply (each player lays out his own pack): ignored."""
+    assert CODEC.load_options({"dealer": 1, "priority": "enforced"}) == Options(priority="enforced")
 
 
 def _keyed(stock0: str, tab0: str, stock1: str, tab1: str) -> tuple[Card, ...]:
