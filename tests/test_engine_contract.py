@@ -55,7 +55,7 @@ pytestmark = pytest.mark.slow
 
 MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states.
-Russian Bank: one deal per game of ~400 moves, ~4,800 states (600 more games, with the cheaper
+Russian Bank: one deal per game of ~400 moves, ~4,800 states (500 more games, with the cheaper
 core invariants, in tests/engines/test_russian_bank.py)."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""

@@ -397,6 +397,22 @@ def test_no_win_while_a_card_remains_and_not_in_the_opponents_turn() -> None:
     assert s.phase is Phase.PLAY and s.to_move == 0
 
 
+def test_frozen_forever_recognises_a_dead_position() -> None:
+    """§7.3 (the helper the random-games test uses): a position where nothing but flip and discard
+    can ever happen again is recognised; an empty pile or a fitting card is not dead."""
+    dead = position(seat("5S/a", hand="9C/a", waste="3H/a"), seat("7D/b", waste="JC/b"))
+    assert frozen_forever(dead)
+    s = run(dead, Flip(0), Discard(0), Flip(1), Discard(1), Flip(0))
+    assert frozen_forever(s) and R.legal_moves(s) == [Discard(0)]
+    assert not frozen_forever(position(seat("5S/a", hand="9C/a"), seat("6S/b", waste="JC/b")))  # 5S loads on 6S
+    assert not frozen_forever(dead._replace(tableau=((),) + dead.tableau[1:]))
+    assert not frozen_forever(position(seat("5S/a", hand="QH/a"), seat("7D/b")))  # QH on a black King
+    # a tableau card that can shuttle between two piles does not unfreeze the game
+    shuttle = ["KS/a QH/a JS/b", "KC/a QD/a", "KS/b", "KC/b", "KH/b", "KD/b", "KH/a", "KD/a"]
+    assert frozen_forever(position(seat("5S/a", hand="9C/a"), seat("7D/b", waste="3H/b"), tableau=shuttle))
+    assert not frozen_forever(position(seat("5S/a", hand="9C/a"), seat("7D/b", waste="10S/b"), tableau=shuttle))
+
+
 def test_a_finished_game_refuses_every_move() -> None:
     """§8: game_over comes first, even before parse problems."""
     s = run(position(seat("5S/a"), seat("9S/b")), Pass(0), Pass(1))
@@ -612,6 +628,51 @@ def _places(state: State) -> list[Card]:
     return out
 
 
+def frozen_forever(state: State, limit: int = 5000) -> bool:
+    """Whether the game can never end, whatever both seats do (a sufficient test, §7.3).
+
+    Explores every tableau layout reachable by moving tableau cards between tableau piles (at most
+    ``limit``). True when none of them has or can get an empty pile, some seat still has a card to
+    turn, and in none of them any free card a seat can ever hold (its stock top, the tableau tops,
+    every card of its own hand and waste) fits a foundation, the opponent's stock top or any card
+    that can become the opponent's waste top, nor a seat's own card a tableau top. Then stocks,
+    hands-and-wastes and foundations never change: nobody can win, nor reach the stalemate rule.
+    """
+    if any(not pile for pile in state.tableau):
+        return False
+    cycles = [(*p.hand, *p.waste, *((p.hand_card,) if p.hand_card else ())) for p in state.players]
+    if not cycles[0] and not cycles[1]:
+        return False
+    found = [f[-1] if f else None for f in state.foundations]
+    own = [[*cycles[p], *state.players[p].stock[-1:]] for p in (0, 1)]
+    loadable = [[*cycles[1 - p], *state.players[1 - p].stock[-1:]] for p in (0, 1)]
+    seen = {state.tableau}
+    todo = [state.tableau]
+    while todo:
+        tableau = todo.pop()
+        tops = [pile[-1] for pile in tableau]
+        for p in (0, 1):
+            for x in (*own[p], *tops):
+                if any(R.fits_foundation(x, t) for t in found) or any(R.fits_load(x, t) for t in loadable[p]):
+                    return False
+            if any(R.fits_tableau(x, t) for x in own[p] for t in tops):
+                return False
+        for i, pile in enumerate(tableau):
+            for j, top in enumerate(tops):
+                if i != j and R.fits_tableau(pile[-1], top):
+                    if len(pile) == 1:
+                        return False  # the move would empty a pile
+                    piles = list(tableau)
+                    piles[i], piles[j] = pile[:-1], tableau[j] + pile[-1:]
+                    nxt = tuple(piles)
+                    if nxt not in seen:
+                        if len(seen) >= limit:
+                            return False
+                        seen.add(nxt)
+                        todo.append(nxt)
+    return True
+
+
 @pytest.mark.slow
 def test_random_games_keep_every_card_in_exactly_one_place() -> None:
     """Core invariants over 500 seeded random games played to a win or the stalemate rule: 104 cards,
@@ -641,9 +702,11 @@ def test_random_games_keep_every_card_in_exactly_one_place() -> None:
             finished += 1
             reasons[state.result.reason.value] += 1  # type: ignore[union-attr]
         else:
-            endless.append(seed)
+            endless.append((seed, frozen_forever(state)))
         seed += 1
-    print(f"\nrussian_bank: {finished} games ended ({reasons}); {len(endless)} endless left out: {endless}")
+    proven = [s for s, dead in endless if dead]
+    print(f"\nrussian_bank: {finished} games ended ({reasons}); {len(endless)} left out as endless, "
+          f"{len(proven)} of them proven frozen forever: {endless}")
     assert len(endless) <= 0.1 * seed
 
 
