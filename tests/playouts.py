@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, Final
 
@@ -24,6 +24,7 @@ from service.cards import SUITS, Card
 from service.cards.shuffle import deal_deck
 
 __all__ = [
+    "CHOOSERS",
     "MAX_PER_CLASS",
     "SKIPPED_FIELDS",
     "Step",
@@ -82,13 +83,53 @@ def fill_template(move: Any, deck: Sequence[Card]) -> Any:
 # --- playouts -----------------------------------------------------------------------------------
 
 
+def _russian_bank_choice(state: Any, legal: Sequence[Any], rng: random.Random) -> Any:
+    """A random Russian Bank move biased toward progress, so that games end by the rules.
+
+    Uniform play shuffles cards between tableau piles and between the two players' piles forever.
+    This picks, in order: a foundation move; a load of one's own card onto the opponent; a tableau
+    card onto the opponent (90 %); one's own card onto a tableau pile (90 %); a move that empties a
+    tableau pile (60 %); one's own card into an empty pile (80 %); any other tableau move (10 %);
+    else flip, discard or pass. Each class is chosen from uniformly.
+    """
+    found, load_own, own, load_tab, opens, own_empty, shuffle, end = [], [], [], [], [], [], [], []
+    tableau = state.tableau
+    for m in legal:
+        if m.TYPE != "move":
+            end.append(m)
+        elif m.target == "foundation":
+            found.append(m)
+        elif not m.source.startswith("tableau"):
+            if m.target.startswith("opponent"):
+                load_own.append(m)
+            elif tableau[int(m.target[8:])]:
+                own.append(m)
+            else:
+                own_empty.append(m)
+        elif m.target.startswith("opponent"):
+            load_tab.append(m)
+        elif tableau[int(m.target[8:])]:
+            (opens if len(tableau[int(m.source[8:])]) == 1 else shuffle).append(m)
+    for group, chance in ((found, 1.0), (load_own, 1.0), (load_tab, 0.9), (own, 0.9), (opens, 0.6), (own_empty, 0.8), (shuffle, 0.1)):
+        if group and (chance == 1.0 or rng.random() < chance):
+            return group[rng.randrange(len(group))]
+    return end[0] if end else legal[rng.randrange(len(legal))]
+
+
+CHOOSERS: dict[str, Callable[[Any, Sequence[Any], random.Random], Any]] = {
+    "russian_bank": _russian_bank_choice,
+}
+"""Per game, a move chooser for random playouts where uniform choice would not end games (default:
+uniform among ``legal_moves``)."""
+
+
 def random_playout(
     engine: ModuleType, players: int, seed: int, options: Any = None, max_moves: int = 5000
 ) -> Iterator[Step]:
     """Yield the (before, move, after) steps of one seeded random match, played to its outcome.
 
     The first deal is ``deal_deck(pack, seed)``; at each state a move is chosen uniformly among
-    ``legal_moves`` with ``random.Random(seed)``; a listed template (``next_deal``) is filled with
+    ``legal_moves`` with ``random.Random(seed)`` (or by the game's entry in ``CHOOSERS``); a listed template (``next_deal``) is filled with
     ``deal_deck(pack, seed * 1000 + k)`` for deal ``k`` (2, 3, ...). Stops once ``outcome`` is set,
     or after ``max_moves`` moves (then the last ``after`` has no outcome: callers check).
     """
@@ -97,13 +138,14 @@ def random_playout(
     state = engine.new_game(options, players, deal_deck(pack, seed), seed=seed)
     rng = random.Random(seed)
     deal_number = 1
+    choose = CHOOSERS.get(engine.GAME_ID)
     for _ in range(max_moves):
         if engine.outcome(state) is not None:
             return
         legal = engine.legal_moves(state)
         if not legal:
             raise AssertionError(f"{engine.GAME_ID}: no legal move although the game is not over (seed {seed})")
-        move = legal[rng.randrange(len(legal))]
+        move = legal[rng.randrange(len(legal))] if choose is None else choose(state, legal, rng)
         if is_template(move):
             deal_number += 1
             move = fill_template(move, deal_deck(pack, seed * 1000 + deal_number))

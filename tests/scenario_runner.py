@@ -1,7 +1,7 @@
 """Replay the specs' worked examples (``tests/scenarios/<game_id>/*.yaml``) through an engine.
 
-A scenario is data in wire form (STYLE.md B6): ``players``, ``options``, ``deck`` (top first) and
-``steps``; each step is ``{"move": {...}}`` and/or ``{"expect": {...}}`` (the checks apply to the
+A scenario is data in wire form (STYLE.md B6): ``players``, ``options``, ``deck`` (top first) or
+``state`` (a start position in wire form, for specs whose examples give positions) and ``steps``; each step is ``{"move": {...}}`` and/or ``{"expect": {...}}`` (the checks apply to the
 current position, before the step's move). ``base: <file>`` means "first run all steps of that
 file" and inherits its ``players``/``options``/``deck`` unless the scenario sets them.
 
@@ -66,7 +66,7 @@ def _resolve(folder: Path, name: str, seen: tuple[str, ...]) -> dict[str, Any]:
         return raw
     base = _resolve(folder, base_name, (*seen, name))
     scenario = dict(raw)
-    for key in ("players", "options", "deck"):
+    for key in ("players", "options", "deck", "state"):
         scenario.setdefault(key, base.get(key))
     scenario["steps"] = list(base["steps"]) + list(raw.get("steps", []))
     scenario["based_on"] = [*base.get("based_on", []), base_name]
@@ -108,8 +108,11 @@ def run_engine(scenario: Mapping[str, Any]) -> Any:
     engine = find(scenario["game"])
     players = scenario.get("players", 2)
     codec = _Codec(engine.GAME_ID, players)
-    deck = tuple(Card.parse(c) for c in scenario["deck"])
-    state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck)
+    if scenario.get("state") is not None:
+        state = codec.schema.load_state(scenario["state"])
+    else:
+        deck = tuple(Card.parse(c) for c in scenario["deck"])
+        state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck)
     for index, step in enumerate(scenario["steps"]):
         where = f"{scenario.get('title', '?')}: step {index}"
         unknown = set(step) - {"move", "expect", "note"}
@@ -159,12 +162,18 @@ def _check_expect(engine: Any, codec: Any, state: Any, expect: Mapping[str, Any]
 
 
 def _assert_subset(got: Any, want: Any, path: str) -> None:
-    """Dicts: every key of ``want`` is in ``got`` with a matching value (recursively); else equality."""
+    """Dicts: every key of ``want`` is in ``got`` with a matching value (recursively); a list that
+    holds objects: the same length, element by element; else equality."""
     if isinstance(want, Mapping):
         assert isinstance(got, Mapping), f"{path}: got {got!r}, want an object"
         for key, value in want.items():
             assert key in got, f"{path}.{key}: missing (have {sorted(got)})"
             _assert_subset(got[key], value, f"{path}.{key}")
+        return
+    if isinstance(want, list) and any(isinstance(w, Mapping) for w in want):
+        assert isinstance(got, list) and len(got) == len(want), f"{path}: got {got!r}, want {want!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            _assert_subset(g, w, f"{path}.{i}")
         return
     assert got == want, f"{path}: got {got!r}, want {want!r}"
 
@@ -180,11 +189,14 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
     seat to move), refusals, status, scores and winner; the full-state subsets are not visible.
     """
     base = f"/v1/games/{scenario['game']}"
-    body = {"players": scenario.get("players", 2), "options": scenario.get("options") or {}, "deck": scenario["deck"]}
-    r = client.post(f"{base}/new", json=body)
-    assert r.status_code == 201, r.json
-    env = r.json
-    headers = {"X-Seat-Key": env["table_key"]} if sealed else {}
+    if scenario.get("state") is not None:
+        env, headers = _start_from_position(client, scenario, sealed)
+    else:
+        body = {"players": scenario.get("players", 2), "options": scenario.get("options") or {}, "deck": scenario["deck"]}
+        r = client.post(f"{base}/new", json=body)
+        assert r.status_code == 201, r.json
+        env = r.json
+        headers = {"X-Seat-Key": env["table_key"]} if sealed else {}
 
     def source(e: Mapping[str, Any]) -> dict[str, Any]:
         return {"token": e["token"]} if sealed else {"state": e["state"]}
@@ -220,3 +232,24 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
             assert r.status_code == 200, f"{where}: {step['move']} → {r.json}"
             env = r.json
     return env
+
+
+def _start_from_position(client: Any, scenario: Mapping[str, Any], sealed: bool) -> tuple[dict[str, Any], dict[str, str]]:
+    """The envelope of a scenario's start position: sent as is in open mode; sealed mode has no way
+    to submit a plain state, so the runner mints the token as the service would (with the app's own
+    sealer, acting as the host that holds the table key) and asks ``/state`` for the envelope."""
+    base = f"/v1/games/{scenario['game']}"
+    if not sealed:
+        r = client.post(f"{base}/state", json={"state": scenario["state"]})
+        assert r.status_code == 200, r.json
+        return r.json, {}
+    from service.sealing import TABLE
+
+    codec = SCHEMAS[scenario["game"]]
+    sealer = client.application.extensions["referee.sealer"]
+    match_id = "scenario-position"
+    token = sealer.seal(scenario["game"], match_id, codec.pack(codec.load_state(scenario["state"])))
+    headers = {"X-Seat-Key": sealer.seat_key(match_id, TABLE)}
+    r = client.post(f"{base}/state", json={"token": token}, headers=headers)
+    assert r.status_code == 200, r.json
+    return {**r.json, "token": token}, headers

@@ -59,6 +59,13 @@ SCHNAPSEN_CODES = {
     "no_marriage", "marriage_requires_trick", "card_not_in_hand", "must_play_marriage_card",
     "must_follow_suit", "must_head_trick", "must_trump", "invalid_players", "invalid_option",
 }  # schnapsen.md §8 (with its creation errors)
+RUSSIAN_BANK_CODES = {
+    "invalid_deck", "game_over", "unknown_move_type", "invalid_move", "invalid_player", "invalid_card",
+    "not_your_turn", "invalid_source", "invalid_target", "source_empty", "card_mismatch", "same_pile",
+    "foundation_mismatch", "tableau_mismatch", "waste_loading_not_allowed", "target_empty", "load_mismatch",
+    "hand_card_up", "nothing_to_flip", "no_hand_card", "cannot_pass", "priority_violation",
+    "invalid_players", "invalid_option",
+}  # russian_bank.md §8 (with its creation errors)
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -234,8 +241,9 @@ def test_problem_codes_cover_every_code() -> None:
     codes = problem_codes()
     assert COMMON_CODES <= codes
     assert SCHNAPSEN_CODES <= codes
+    assert RUSSIAN_BANK_CODES <= codes
     assert HTTP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | HTTP_CODES
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
@@ -252,6 +260,10 @@ def test_transcribed_codes_match_the_specs() -> None:
     section8 = _table_codes(schnapsen, "## 8. Errors", "\n## 9.")
     creation = set(re.findall(r"`([a-z_]+)`", schnapsen.split("Creation errors:", 1)[1].split("\n", 1)[0]))
     assert section8 | creation == SCHNAPSEN_CODES
+    russian_bank = (SHARED / "rules" / "russian_bank.md").read_text(encoding="utf-8")
+    section8 = _table_codes(russian_bank, "## 8. Errors", "\n## 9.")
+    creation = set(re.findall(r"`([a-z_]+)`", russian_bank.split("Creation errors:", 1)[1].split("\n", 1)[0]))
+    assert section8 | creation == RUSSIAN_BANK_CODES
 
 
 def test_wire_md_codes_are_listed() -> None:
@@ -438,7 +450,7 @@ def _broken(mutate: Any) -> dict[str, Any]:
         (lambda b: b["state"].__setitem__("trick", [{"player": 1, "card": "AH"}, {"player": 0, "card": "QC"}]),
          "$.state.trick"),
         (lambda b: b["legal_moves"].append({"type": "play", "player": 1}), "'card' is a required property"),
-        (lambda b: b["legal_moves"].append({"type": "pass", "player": 1}), "$.legal_moves[7]"),
+        (lambda b: b["legal_moves"].append({"type": "stop", "player": 1}), "$.legal_moves[7]"),
         (lambda b: b["events"].append({"type": "card_drawn", "player": 0, "card": "AD", "private_to": 0}),
          "'private_to' was unexpected"),
         (lambda b: b["scores"].pop("totals"), "'totals' is a required property"),

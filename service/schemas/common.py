@@ -76,7 +76,7 @@ def to_wire(obj: Any) -> Any:
             value = getattr(obj, f.name)
             if value is None and move_type is not None and f.default is None:
                 continue  # optional move fields (a next_deal template's deck) are left out
-            out[f.name] = to_wire(value)
+            out[f.metadata.get("wire_name", f.name)] = to_wire(value)  # a wire name may be a Python keyword
         return out
     raise TypeError(f"no wire form for {type(obj).__name__}")
 
@@ -388,6 +388,11 @@ class MoveParser:
     ) -> None:
         self._moves = moves
         self._rank = {code: i for i, code in enumerate(order)}
+        # wire name -> field name, for fields whose wire name is not an identifier (``from``)
+        self._renames = {
+            kind: {f.metadata["wire_name"]: f.name for f in dataclasses.fields(cls) if "wire_name" in f.metadata}
+            for kind, (cls, _) in moves.items()
+        }
 
     def parse(self, data: Any, players: int) -> Any:
         """A move dataclass, or ``BadMove`` with the first problem in §8 order."""
@@ -429,4 +434,5 @@ class MoveParser:
             code, detail = min(problems, key=lambda p: self._rank.get(p[0], len(self._rank)))
             return BadMove(code, detail, kind, player)
         cls = spec[0]  # type: ignore[index]
-        return cls(player=player, **values)
+        renames = self._renames[kind]  # type: ignore[index]
+        return cls(player=player, **{renames.get(k, k): v for k, v in values.items()})
