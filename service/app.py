@@ -13,6 +13,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 from .api import problems
 from .api.routes import bp
 from .config import Config
+from .play import bp as play_bp
 from .sealing import Sealer
 
 log = logging.getLogger("service")
@@ -32,6 +33,7 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
         log.warning("REFEREE_SEAL_KEYS is not set: running in OPEN mode (plain states are trusted)")
     problems.register(app)
     app.register_blueprint(bp)
+    app.register_blueprint(play_bp)  # the playground page at /play
 
     spec_bytes = OPENAPI_PATH.read_bytes() if OPENAPI_PATH.exists() else b""
 
