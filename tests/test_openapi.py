@@ -149,7 +149,7 @@ def test_every_endpoint_is_documented() -> None:
         ("/v1/games/{game_id}/new", "post"), ("/v1/games/{game_id}/moves", "post"),
         ("/v1/games/{game_id}/state", "post"), ("/v1/games/{game_id}/check", "post"),
         ("/v1/games/{game_id}/replay", "post"), ("/healthz", "get"), ("/readyz", "get"),
-        ("/openapi.yaml", "get"), ("/docs", "get"),
+        ("/openapi.yaml", "get"), ("/docs", "get"), ("/play", "get"), ("/play/assets/{name}", "get"),
     }
     assert {(path, method) for path, method, _ in operations()} == want
     assert set(deref(SPEC["paths"]["/openapi.yaml"]["get"]["responses"]["200"])["content"]) == {"application/yaml"}

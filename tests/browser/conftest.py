@@ -102,7 +102,7 @@ class Page:
         return self.page
 
     def foreign_requests(self) -> list[str]:
-        return [u for u in self.requests if not (u.startswith(self.base + "/") or u.startswith(("blob:", "data:")))]
+        return [u for u in self.requests if not u.startswith((self.base + "/", "blob:", "data:"))]
 
 
 def _page(browser: Any, served: Served) -> Iterator[Page]:

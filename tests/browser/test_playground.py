@@ -117,7 +117,7 @@ def test_a_refused_move_shows_its_code_detail_and_rule(page: Page) -> None:
     problem.wait_for(state="visible")
     text = problem.inner_text()
     assert "must_trump" in text and "Rule: schnapsen §" in text and "play KH" in text
-    assert re.search(r"trump", text.split("must_trump", 1)[1], re.I)  # the detail says why
+    assert re.search(r"trump", text.split("must_trump", 1)[1], re.IGNORECASE)  # the detail says why
     assert seq(p) == before  # nothing applied
     assert "refused: must_trump" in p.locator("#log > li").first.inner_text()
     p.screenshot(path=str(SCREENSHOTS / "table.png"), full_page=True)
@@ -165,7 +165,7 @@ def test_the_dispute_desk_highlights_the_first_illegal_move(page: Page) -> None:
     assert href and "#desk=" in href
     with p.expect_download() as download_info:
         p.click("#download")
-    saved = json.loads(open(download_info.value.path(), encoding="utf-8").read())
+    saved = json.loads(download_info.value.path().read_text(encoding="utf-8"))
     assert saved["game"] == "schnapsen" and saved["request"] == body
     assert saved["verdict"]["first_illegal"]["index"] == MUST_TRUMP_AT
     p.goto(href)
