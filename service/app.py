@@ -14,7 +14,6 @@ from .api import problems
 from .api.routes import bp
 from .config import Config
 from .sealing import Sealer
-from .play import bp as play_bp  # noqa: I001  (the playground at /play)
 
 log = logging.getLogger("service")
 
@@ -33,7 +32,9 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
         log.warning("REFEREE_SEAL_KEYS is not set: running in OPEN mode (plain states are trusted)")
     problems.register(app)
     app.register_blueprint(bp)
-    app.register_blueprint(play_bp)  # the playground page at /play
+    from .play import bp as play_bp  # the playground page at /play (service/play/)
+
+    app.register_blueprint(play_bp)
 
     spec_bytes = OPENAPI_PATH.read_bytes() if OPENAPI_PATH.exists() else b""
 
