@@ -89,7 +89,7 @@
     if (!Number.isInteger(count) || count < 0) return el("span", { class: "muted", text: String(count) });
     if (count === 0) return el("span", { class: "muted", text: "none" });
     if (fanned) {
-      const shown = Math.min(count, 24);
+      const shown = Math.min(count, 13);
       const row = el("span", { class: "cards fan", dataCount: count });
       for (let i = 0; i < shown; i++) row.append(backEl());
       if (shown < count) row.append(el("span", { class: "more", text: `+${count - shown}` }));
@@ -111,8 +111,11 @@
       if (v.length === 0) return el("span", { class: "muted", text: "none" });
       if (isCardOrNullList(v)) return cardRow(v, ctx);
       if (isTrick(v)) return trickEl(v, ctx);
-      if (v.every((x) => Array.isArray(x) || x === null) && v.some((x) => Array.isArray(x) && x.length && (isCardList(x) || isTrick(x)))) {
-        return el("span", { class: "groups" }, v.map((g) => el("span", { class: "group" }, valueEl(g, { ...ctx, hand: false }))));
+      const pile = (x) => Array.isArray(x) && (x.length === 0 || isCardOrNullList(x) || isTrick(x) || (x.length === 2 && x.every(isCard)));
+      if (v.every((x) => pile(x) || x === null) && (v.some((x) => Array.isArray(x) && x.length) || v.length > 2)) {
+        // piles, tricks, tableau columns, foundations: one box each (an empty one is an empty slot)
+        return el("span", { class: "groups" }, v.map((g) => el("span", { class: "group" },
+          Array.isArray(g) && g.length === 0 ? el("span", { class: "card slot", title: "empty" }) : valueEl(g, { ...ctx, hand: false }))));
       }
       if (v.every((x) => typeof x !== "object" || x === null)) return el("span", { class: "val", text: v.map((x) => (x === null ? "—" : String(x))).join(", ") });
       return el("ol", { class: "items", start: 0 }, v.map((x) => el("li", {}, valueEl(x, ctx))));
@@ -205,7 +208,7 @@
     } else if (isCountKey(key) && Number.isInteger(v)) {
       if (seat !== null && hiddenCounts.has(`${key}:${seat}`)) return null;
       const base = countBase(key).replace(/^opponent_/, "");
-      const visible = seat !== null && Array.isArray(state[base + "s"]) && Array.isArray(state[base + "s"][seat]);
+      const visible = seat !== null && [base, base + "s"].some((k) => Array.isArray(state[k]) && Array.isArray(state[k][seat]));
       if (visible) body = el("span", { class: "val", text: String(v) });
       else {
         body = backs(v, /hand/.test(key));
@@ -263,7 +266,7 @@
 
   function renderScores(env, n, into) {
     const scores = env.scores || {};
-    const head = el("tr", {}, el("th", { text: "" }), Array.from({ length: n }, (_, s) => el("th", { text: `seat ${s}` })));
+    const head = el("tr", {}, el("th", { text: "seat" }), Array.from({ length: n }, (_, s) => el("th", { text: n > 4 ? String(s) : `seat ${s}` })));
     const rows = [];
     const rest = [];
     for (const [k, v] of Object.entries(scores)) {
@@ -332,7 +335,7 @@
     if (!cat.ok) { $("fatal").textContent = "Could not read the catalogue (GET /v1/games)."; $("fatal").hidden = false; return; }
     app.catalogue = cat.data.games;
     app.byId = Object.fromEntries(app.catalogue.map((g) => [g.id, g]));
-    app.sealed = ready.ok && ready.data.mode === "sealed";
+    app.sealed = !!ready.data && ready.data.mode === "sealed";
     $("mode").textContent = app.sealed ? "sealed mode" : "open mode";
     $("mode").classList.add(app.sealed ? "sealed" : "open");
     for (const sel of [$("game"), $("desk-game")]) {
@@ -374,11 +377,14 @@
         input = el("select", { name }, o.enum.map((v) => el("option", { value: JSON.stringify(v), text: String(v), selected: v === o.default })));
       } else if (o.type === "integer" || o.type === "number") {
         input = el("input", { type: "number", name, value: o.default, min: o.minimum, max: o.maximum, step: o.type === "integer" ? 1 : "any" });
-      } else {
+      } else if (o.type === "string") {
         input = el("input", { type: "text", name, value: o.default === null ? "" : o.default });
+      } else {
+        // lists, objects, anything else: edited as JSON (e.g. a list of starting scores)
+        input = el("input", { type: "text", name, class: "json", value: JSON.stringify(o.default), spellcheck: "false", title: "JSON" });
       }
       input.dataset.option = name;
-      input.dataset.kind = Array.isArray(o.enum) ? "enum" : o.type;
+      input.dataset.kind = Array.isArray(o.enum) ? "enum" : ["boolean", "integer", "number", "string"].includes(o.type) ? o.type : "json";
       box.append(el("label", { class: o.type === "boolean" ? "check opt" : "opt", title: o.description || "" },
         o.type === "boolean" ? [input, " ", label(name)] : [label(name), " ", input],
         el("small", { class: "muted", text: o.description || "" })));
@@ -392,6 +398,7 @@
       if (kind === "boolean") options[input.dataset.option] = input.checked;
       else if (kind === "enum") options[input.dataset.option] = JSON.parse(input.value);
       else if (kind === "integer" || kind === "number") options[input.dataset.option] = input.value === "" ? null : Number(input.value);
+      else if (kind === "json") options[input.dataset.option] = JSON.parse(input.value); // a SyntaxError names the option below
       else options[input.dataset.option] = input.value;
     }
     return options;
@@ -442,7 +449,9 @@
     async start() {
       showProblem($("problem"), null);
       const g = app.byId[$("game").value];
-      const body = { players: Number($("players").value), options: readOptions() };
+      let options;
+      try { options = readOptions(); } catch (err) { showProblem($("problem"), { code: "invalid_option", detail: "An option written as JSON is not valid JSON: " + err.message }, "Could not start"); $("play-area").hidden = false; return; }
+      const body = { players: Number($("players").value), options };
       let deck;
       try { deck = parseDeck($("deck").value); } catch (err) { showProblem($("problem"), { code: "invalid_deck", detail: "The deck is neither a JSON list nor cards separated by spaces." }, "Could not start"); $("play-area").hidden = false; return; }
       if (deck) body.deck = deck;
