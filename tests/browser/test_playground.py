@@ -29,6 +29,12 @@ HANDS5 = (["JS", "QD", "10D", "AH", "JD"], ["AS", "JC", "JH", "QS", "QC"])
 MUST_TRUMP_AT = 11  # after seat 0 leads AD (trump 10S, seat 1 holds no diamond), KH is refused
 
 
+def expect(locator: Any) -> Any:
+    from playwright.sync_api import expect as _expect  # imported late: the tests skip without playwright
+
+    return _expect(locator)
+
+
 def _games() -> list[str]:
     """The live catalogue, so that every game merged later is covered without new test code."""
     client = create_app({"SEAL_KEYS": [], "TESTING": True}).test_client()
@@ -168,10 +174,18 @@ def test_the_dispute_desk_highlights_the_first_illegal_move(page: Page) -> None:
     saved = json.loads(download_info.value.path().read_text(encoding="utf-8"))
     assert saved["game"] == "schnapsen" and saved["request"] == body
     assert saved["verdict"]["first_illegal"]["index"] == MUST_TRUMP_AT
-    p.goto(href)
-    p.wait_for_selector("#verdict[data-first-illegal]")
-    assert p.get_attribute("#verdict", "data-first-illegal") == str(MUST_TRUMP_AT)
+    # the saved file, uploaded, brings the same request back
+    p.fill("#desk-body", "")
+    p.set_input_files("#desk-file", str(download_info.value.path()))
+    expect(p.locator("#desk-body")).not_to_have_value("")  # (no wait_for_function: the page's CSP forbids eval)
     assert json.loads(p.input_value("#desk-body")) == body
+    fresh = page.context.new_page()  # a new page load, as the receiver of the link would have
+    fresh.goto(href)
+    fresh.wait_for_selector("#verdict[data-first-illegal]")
+    assert fresh.get_attribute("#verdict", "data-first-illegal") == str(MUST_TRUMP_AT)
+    assert fresh.is_visible("#desk-tab") and fresh.is_hidden("#table-tab")
+    assert json.loads(fresh.input_value("#desk-body")) == body
+    assert fresh.locator("#steps .step.illegal").get_attribute("data-index") == str(MUST_TRUMP_AT)
 
 
 def test_a_legal_log_and_a_game_sent_from_the_table(page: Page) -> None:

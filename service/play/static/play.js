@@ -349,6 +349,7 @@
     $("tab-desk").addEventListener("click", () => showTab("desk"));
     document.body.dataset.ready = "1";
     if (location.hash.startsWith("#desk=")) desk.fromLink(location.hash.slice(6));
+    window.addEventListener("hashchange", () => { if (location.hash.startsWith("#desk=")) desk.fromLink(location.hash.slice(6)); });
   }
 
   function showTab(which) {
@@ -428,6 +429,7 @@
       $("new-form").addEventListener("submit", (e) => { e.preventDefault(); this.start(); });
       $("viewer").addEventListener("change", () => { this.viewer = $("viewer").value === "" ? null : Number($("viewer").value); this.refresh(); });
       $("follow").addEventListener("change", () => { if ($("follow").checked) this.follow(); });
+      $("move-json").addEventListener("input", () => { $("move-json").dataset.touched = "1"; });
       $("send-move").addEventListener("click", () => {
         let move;
         try { move = JSON.parse($("move-json").value); } catch (err) { showProblem($("problem"), { code: "not_json", detail: String(err) }, "Your move is not JSON"); return; }
@@ -465,6 +467,7 @@
       if (!res.ok) { showProblem($("problem"), res.data, "The game could not start"); return; }
       this.game = g;
       this.request = body;
+      delete $("move-json").dataset.touched;
       this.moves = [];
       this.picking = null;
       this.env = res.data;
