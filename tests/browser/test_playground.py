@@ -35,6 +35,12 @@ def expect(locator: Any) -> Any:
     return _expect(locator)
 
 
+def shoot(page: Any, name: str) -> None:
+    """A screenshot for docs/playground.md, steady from run to run (no hover, no transition)."""
+    page.mouse.move(0, 0)
+    page.screenshot(path=str(SCREENSHOTS / name), full_page=True, animations="disabled", caret="hide")
+
+
 def _games() -> list[str]:
     """The live catalogue, so that every game merged later is covered without new test code."""
     client = create_app({"SEAL_KEYS": [], "TESTING": True}).test_client()
@@ -126,7 +132,7 @@ def test_a_refused_move_shows_its_code_detail_and_rule(page: Page) -> None:
     assert re.search(r"trump", text.split("must_trump", 1)[1], re.IGNORECASE)  # the detail says why
     assert seq(p) == before  # nothing applied
     assert "refused: must_trump" in p.locator("#log > li").first.inner_text()
-    p.screenshot(path=str(SCREENSHOTS / "table.png"), full_page=True)
+    shoot(p, "table.png")
     # a legal card clears the error
     click_card(p, 1, "AS")
     assert p.locator("#problem").is_hidden()
@@ -156,7 +162,7 @@ def test_the_dispute_desk_highlights_the_first_illegal_move(page: Page) -> None:
     # the final position (after the last legal move) and its scores are shown
     assert f"seq {MUST_TRUMP_AT}" in p.inner_text("#step-label")
     assert [t.strip() for t in p.locator("#desk-scores tr[data-score='card_points'] td").all_inner_texts()] == ["34", "19"]
-    p.screenshot(path=str(SCREENSHOTS / "dispute.png"), full_page=True)
+    shoot(p, "dispute.png")
     # step through: back to the deal, then one move on
     p.click("#step-first")
     p.wait_for_selector("#step-label [data-seq='0']")
