@@ -93,6 +93,12 @@ def test_play_a_whole_schnapsen_deal_by_clicking(page: Page) -> None:
     assert log.count() == 21
     assert "deal over" in log.first.inner_text() and "trick won" in log.first.inner_text()
     assert p.locator("#moves .move-btn").all_inner_texts() == ["next deal"]
+    # each entry is what the acting seat was told: after trick 1 seat 0 (who played JD) sees its
+    # own draw (10H) and not seat 1's (KH)
+    entry = p.locator("#log > li[data-seq='2']")
+    assert entry.get_attribute("data-viewer") == "0" and "as seat 0 saw it" in entry.inner_text()
+    assert entry.locator(".event[data-event='card_drawn']").count() == 2
+    assert entry.locator("[data-card='10H']").count() == 1 and entry.locator("[data-card='KH']").count() == 0
 
 
 def test_switching_seats_shows_the_other_hand_as_backs(page: Page) -> None:

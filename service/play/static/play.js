@@ -662,10 +662,18 @@
         }
         this.picking = null;
         this.moves.push(move);
+        const before = this.full;
         this.env = res.data;
         if (app.sealed) this.token = res.data.token; else this.full = res.data.state;
-        this.logEntry(move, res.data.events);
-        if (app.sealed && !$("follow").checked) { this.shown = res.data; this.draw(); }
+        let events = res.data.events, seen = null;
+        if (!app.sealed && this.viewer !== null && this.replayable(move)) {
+          // the same move on the same state, answered in the viewing seat's view: the events
+          // that seat was told (a card drawn by another seat stays hidden in the log)
+          const mine = await api("POST", `/v1/games/${this.game.id}/moves?as=${this.viewer}`, { state: before, move });
+          if (mine.ok) { events = mine.data.events; seen = mine.data; }
+        }
+        this.logEntry(move, events, null, null, app.sealed || seen ? this.viewer : null);
+        if ((app.sealed || seen) && !$("follow").checked) { this.shown = seen || res.data; this.draw(); }
         else if ($("follow").checked) await this.follow();
         else await this.refresh();
       } finally {
@@ -673,12 +681,19 @@
       }
     },
 
-    logEntry(move, events, title, problem) {
+    /* Whether sending ``move`` again gives the same result: only a next_deal that the service
+     * shuffles without a seed does not. */
+    replayable(move) {
+      return !(move.type === "next_deal" && !Array.isArray(move.deck) && this.request.seed === undefined);
+    },
+
+    logEntry(move, events, title, problem, viewer) {
       const seq = this.env && this.env.state ? this.env.state.seq : undefined;
-      const li = el("li", { class: problem ? "refused" : "" },
+      const li = el("li", { class: problem ? "refused" : "", dataSeq: problem ? null : seq, dataViewer: viewer ?? null },
         problem ? el("span", { class: "seq", text: "✗" }) : el("span", { class: "seq", text: seq === undefined ? "" : `#${seq}` }),
         " ",
         title ? el("b", { text: title }) : el("b", { text: `${Number.isInteger(move.player) ? "seat " + move.player + ": " : ""}${moveLabel(move)}` }),
+        viewer !== null && viewer !== undefined ? el("small", { class: "muted", text: ` (as seat ${viewer} saw it)` }) : null,
         problem ? el("div", { class: "log-problem" }, `refused: ${problem.code}`, problem.rule ? ` (${problem.rule})` : "", problem.detail ? ` — ${problem.detail}` : "") : null,
         events && events.length ? el("div", { class: "events" }, events.map(eventEl)) : null);
       $("log").prepend(li);
