@@ -163,6 +163,9 @@
   }
 
   const countBase = (key) => key.replace(/_counts?$/, "");
+  // a count of cards lying face down (drawn as backs); any other count is a plain number
+  const HIDDEN_PILE = /hand|stock|talon|deck|pack|pile|waste|discard|won|cent(er|re)|pool|dead|kitty|widow|hidden|cards/;
+  const FACE_UP = /face_?up|^up$|exposed|shown|revealed/;
   const isCountKey = (key) => /_counts?$/.test(key);
 
   /* Sorts the state's fields into one bucket per seat, the table, and plain facts. */
@@ -208,8 +211,9 @@
     } else if (isCountKey(key) && Number.isInteger(v)) {
       if (seat !== null && hiddenCounts.has(`${key}:${seat}`)) return null;
       const base = countBase(key).replace(/^opponent_/, "");
-      const visible = seat !== null && [base, base + "s"].some((k) => Array.isArray(state[k]) && Array.isArray(state[k][seat]));
-      if (visible) body = el("span", { class: "val", text: String(v) });
+      const visible = seat !== null && ([base, base + "s"].some((k) => Array.isArray(state[k]) && Array.isArray(state[k][seat]))
+        || (seat === state.seat && !key.startsWith("opponent_") && Array.isArray(state[base]))); // the viewer's own `hand`
+      if (visible || !HIDDEN_PILE.test(base) || FACE_UP.test(base)) body = el("span", { class: "val", text: String(v) });
       else {
         body = backs(v, /hand/.test(key));
         if (/hand/.test(key)) body.classList.add("hand");
