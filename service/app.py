@@ -38,6 +38,9 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     readiness = observability.install(app)
     problems.register(app)
     app.register_blueprint(bp)
+    from .play import bp as play_bp  # the playground page at /play (service/play/)
+
+    app.register_blueprint(play_bp)
 
     spec_bytes = OPENAPI_PATH.read_bytes() if OPENAPI_PATH.exists() else b""
 

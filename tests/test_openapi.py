@@ -158,6 +158,7 @@ def test_every_endpoint_is_documented() -> None:
         ("/v1/games/{game_id}/replay", "post"), ("/healthz", "get"), ("/readyz", "get"),
         ("/openapi.yaml", "get"), ("/docs", "get"), ("/metrics", "get"),
     }
+    want |= {("/play", "get"), ("/play/assets/{name}", "get")}  # the playground (docs/playground.md)
     assert {(path, method) for path, method, _ in operations()} == want
     assert set(deref(SPEC["paths"]["/openapi.yaml"]["get"]["responses"]["200"])["content"]) == {"application/yaml"}
     assert set(deref(SPEC["paths"]["/docs"]["get"]["responses"]["200"])["content"]) == {"text/html"}
