@@ -456,7 +456,8 @@ def legal_moves(state: State) -> list[Move]:
     if p is None:
         return []
     if phase is Phase.BLIND:
-        return [_NO_BLIND[p], Blind(p, min_amount=max(state.blinds) + 1)]
+        least = max(state.blinds) + 1
+        return [_NO_BLIND[p], Blind(p, min_amount=least)] if least <= MAX_STAKE else [_NO_BLIND[p]]
     if phase is Phase.EXPOSE:
         a, b = state.hidden[p]
         return [Expose(p, ()), Expose(p, (a,)), Expose(p, (b,)), Expose(p, (a, b))]

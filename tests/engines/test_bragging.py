@@ -230,6 +230,14 @@ def test_blind_amount_must_be_a_positive_integer() -> None:
     assert is_listed(Blind(2, 3), B.legal_moves(state))
 
 
+def test_no_blind_listed_beyond_the_stake_bound() -> None:
+    """§6.1 with the 10^9 stake bound: after a blind of 10^9 no over-blind can exceed it, so none is listed."""
+    state = run(new(EX2), Blind(1, B.MAX_STAKE))
+    assert B.legal_moves(state) == [NoBlind(2)]
+    refused(state, Blind(2, B.MAX_STAKE + 1), "invalid_amount")
+    refused(state, Blind(2, B.MAX_STAKE), "blind_too_small")
+
+
 def test_blind_stakes_move_money_into_the_pot() -> None:
     """§6.1: blinds[p] = amount, balance -= amount, pot += amount."""
     state = run(new(EX2), Blind(1, 2), Blind(2, 3))
