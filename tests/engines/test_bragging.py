@@ -50,6 +50,8 @@ EX2 = ("AS 7H 9D 2H KS 7D 9C 3H QS 7C 5H 4H JS 2D 6H 8H 2S 3S 4S 5S 6S 7S 8S 9S 
        "AH 3D 4D 5D 6D 8D 10D JD QD KD AD 2C 3C 4C 5C 6C 8C 10C JC QC KC AC")
 EX3 = ("AH 4C 8D KH 5C 9D 2S 6C 10D 3S 7C JD 4S 5S 6S 7S 8S 9S 10S JS QS KS AS 2H 3H 4H 5H 6H 7H 8H "
        "9H 10H JH QH 2D 3D 4D 5D 6D 7D QD KD AD 2C 3C 8C 9C 10C JC QC KC AC")
+EX4 = ("AS 3D AH AD KS 3C 10H 10D QS 3H 2C 5C JS 9S 4D 6S 2S 3S 4S 5S 7S 8S 10S 2H 4H 5H 6H 7H 8H 9H JH QH "
+       "KH 2D 5D 6D 7D 8D 9D JD QD KD 4C 6C 7C 8C 9C 10C JC QC KC AC")
 EX5 = ("AH 5S AD 9C 10H 6S KD 9D 2C 7S 3S 4S 4D 8C 2H 3C 2S 8S 9S 10S JS QS KS AS 3H 4H 5H 6H 7H 8H "
        "9H JH QH KH 2D 3D 5D 6D 7D 8D 10D JD QD 4C 5C 6C 7C 10C JC QC KC AC")
 
@@ -483,15 +485,8 @@ def test_poker4_values(cards: str, value: tuple[int, ...]) -> None:
 
 def test_hand_ranking_option_changes_the_winner() -> None:
     """§3 ``hand_ranking``: the same cards, another winner (Example 4's deck under poker4)."""
-    deck = ("AS 3D AH AD KS 3C 10H 10D QS 3H 2C 5C JS 9S 4D 6S 2S 3S 4S 5S 7S 8S 10S 2H 4H 5H 6H 7H 8H 9H JH QH "
-            "KH 2D 5D 6D 7D 8D 9D JD QD KD 4C 6C 7C 8C 9C 10C JC QC KC AC")
-    winners = {}
-    for ranking in ("suit_points", "poker4"):
-        state = check_around(no_blind_to_betting(new(deck, hand_ranking=ranking)))
-        assert state.last_result is not None
-        winners[ranking] = state.last_result.winners
-    assert winners["suit_points"] == (2,)  # three 3s beat 41 points
-    assert winners["poker4"] == (1,)  # AS KS QS JS is a straight flush
+    assert _winners(EX4) == (2,)  # three 3s beat 41 points
+    assert _winners(EX4, hand_ranking="poker4") == (1,)  # AS KS QS JS is a straight flush
 
 
 # --- §7.3: ties ------------------------------------------------------------------------------------
@@ -502,7 +497,7 @@ def test_tie_split_gives_the_remainder_from_the_eldest() -> None:
     state = run(new(EX5), NoBlind(1), Expose(1, ()), Expose(2, ()), Expose(3, ()), Expose(0, cs("9C 9D")),
                 Raise(1, 1), Call(2), Call(3), Fold(0))
     assert state.last_result is not None and dict(state.last_result.shares) == {1: 4, 3: 3}
-    # dealer 3: order 0 1 2 3, and still seats 1 and 3 tie; now seat 1 comes first again, so give it a pot of 5
+    # no antes, a pot of 9 with the dealer still in: the tied seats 1 and 3 get 5 and 4
     state = run(new(EX5, ante=0), NoBlind(1), Expose(1, ()), Expose(2, ()), Expose(3, ()), Expose(0, cs("9C 9D")),
                 Raise(1, 2), Fold(2), Raise(3, 3), Call(0), Call(1))
     assert state.last_result is not None and state.last_result.winners == (1, 3)
@@ -673,6 +668,17 @@ def test_every_section_8_code_is_provoked() -> None:
         assert set(re.findall(r"^\|\s*`([a-z_]+)`\s*\|", section, flags=re.MULTILINE)) == SPEC_CODES
 
 
+def _winners(deck: str, **options: Any) -> tuple[int, ...]:
+    state = check_around(no_blind_to_betting(new(deck, **options)))
+    assert state.last_result is not None
+    return state.last_result.winners
+
+
+def _ex5_tie(**options: Any) -> State:
+    return run(new(EX5, **options), NoBlind(1), Expose(1, ()), Expose(2, ()), Expose(3, ()), Expose(0, cs("9C 9D")),
+               Raise(1, 1), Call(2), Call(3), Fold(0))
+
+
 def test_every_option_changes_behaviour() -> None:
     """§3: each option, set away from its default, changes what happens on the same deck."""
     base = check_around(no_blind_to_betting(new(EX1)))
@@ -681,8 +687,8 @@ def test_every_option_changes_behaviour() -> None:
         "pack": len(new(deal_deck(B.pack(Options(pack=36)), 1), pack=36).deck) == 36,
         "ante": new(EX1, ante=2).pot != new(EX1).pot,
         "min_raise": wire(B.legal_moves(ex1_betting())) != wire(B.legal_moves(no_blind_to_betting(new(EX1, min_raise=2)))),
-        "hand_ranking": True,  # test_hand_ranking_option_changes_the_winner
-        "tie_rule": True,  # test_tie_carry_passes_the_pot_to_the_next_hand
+        "hand_ranking": _winners(EX4, hand_ranking="poker4") != _winners(EX4),
+        "tie_rule": _ex5_tie(tie_rule="carry").balances != _ex5_tie().balances,
         "hands": check_around(no_blind_to_betting(new(EX1, hands=1))).phase != base.phase,
     }
     assert set(changed) == {f for f in B.Options.__dataclass_fields__}
