@@ -792,3 +792,38 @@ def test_many_hands_in_a_row_over_http(client: FlaskClient, sealed: FlaskClient,
         env = r.json
     assert env["status"] == "finished" and hands == 12
     assert env["winner"] == sorted(s for s, b in enumerate(env["scores"]["totals"]) if b == max(env["scores"]["totals"]))
+
+
+# --- openapi.yaml agrees with the engine ------------------------------------------------------
+
+
+def test_openapi_moves_and_options_are_the_engines() -> None:
+    """openapi.yaml: BraggingMove is a union on ``type`` over exactly MOVE_TYPES with the engine's
+    fields (templates' ``min_*`` included); BraggingOptions has OPTION_INFO's names, defaults and bounds."""
+    import dataclasses
+
+    from tests.contract import SPEC as OPENAPI
+
+    schemas = OPENAPI["components"]["schemas"]
+    move = schemas["BraggingMove"]
+    mapping = move["discriminator"]["mapping"]
+    assert list(mapping) == list(B.MOVE_TYPES)
+    for kind, ref in mapping.items():
+        branch = schemas[ref.rsplit("/", 1)[-1]]
+        fields = [f for f in dataclasses.fields(B.MOVE_CLASSES[kind]) if f.metadata.get("wire", True)]
+        assert set(branch["properties"]) == {"type", "at"} | {f.name for f in fields}, kind
+        required = {f.name for f in fields if f.default is dataclasses.MISSING}
+        assert set(branch["required"]) == {"type"} | required, kind
+    options = schemas["BraggingOptions"]["properties"]
+    defaults = {f.name: f.default for f in dataclasses.fields(Options)}
+    assert set(options) == set(defaults) == set(B.OPTION_INFO)
+    for name, prop in options.items():
+        info = B.OPTION_INFO[name]
+        assert prop["default"] == defaults[name] and prop["description"] == info["description"], name
+        for bound in ("minimum", "maximum"):
+            assert prop.get(bound) == info.get(bound), (name, bound)
+        if "enum" in info:
+            assert prop["enum"] == info["enum"], name
+    assert options["pack"]["enum"] == sorted(B.PACKS)
+    codes = set(schemas["BraggingProblemCode"]["enum"]) | set(schemas["RulesProblemCode"]["enum"])
+    assert SPEC_CODES <= codes
