@@ -934,8 +934,9 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
     staked = [b for b in (s.blinds[p] for p in seats) if b]
     if staked != sorted(set(staked)) or (staked and not s.blinds[seats[0]]):
         bad("blinds", "blinds rise strictly along the order, opened by the eldest")
-    dealt = phase not in (Phase.BLIND,)
     if phase is Phase.BLIND:
+        if any(c is not None for c in s.exposed_count):
+            bad("exposed_count", "nobody has exposed before the deal")
         if any(s.hidden) or any(s.up) or s.dead:
             bad("hidden", "no card is dealt in the blind phase")
         if s.to_move not in seats or s.to_move is None:
@@ -951,7 +952,9 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
         cnt = s.exposed_count[p]
         if cnt is not None and (not eligible or not 0 <= cnt <= 2):
             bad(f"exposed_count.{p}", "0-2 for an eligible seat that has exposed, else null")
-    if dealt:
+    if phase is Phase.DEALER_EXPOSE and s.blinds[s.dealer]:
+        bad("phase", "a dealer who staked blind does not expose")
+    if phase is not Phase.BLIND:
         if phase is Phase.EXPOSE:
             if s.to_move not in exposers:
                 bad("to_move", "must be an eligible seat in the exposure phase")

@@ -710,6 +710,33 @@ def test_check_state_refuses_money_out_of_thin_air() -> None:
         B.check_state(state._replace(to_move=None))
 
 
+def _broken_states() -> list[tuple[str, State]]:
+    betting = ex1_betting()
+    dealer_expose = run(new(EX1), NoBlind(1), Expose(1, ()), Expose(2, ()), Expose(3, ()))
+    blind = run(new(EX2), Blind(1, 2))
+    over = check_around(ex1_betting())
+    return [
+        ("betting: to_move not pending", betting._replace(to_move=None)),
+        ("betting: a folded seat pending", betting._replace(folded=(False, True, False, False))),
+        ("betting: current_bet is not the highest contrib", betting._replace(current_bet=3)),
+        ("dealer_expose by a blind dealer", dealer_expose._replace(blinds=(1, 0, 0, 0), pot=5, balances=(-2, -1, -1, -1))),
+        ("blind: an exposure count", blind._replace(exposed_count=(None, None, 1, None))),
+        ("blind: over-blind not above the blind", blind._replace(blinds=(0, 2, 2, 0), to_move=3, pot=8, balances=(-1, -3, -3, -1))),
+        ("blind: a card dealt", blind._replace(hidden=(blind.deck[:1], (), (), ()), deck=blind.deck[1:])),
+        ("deal_over: the pot unpaid", over._replace(pot=1, balances=(over.balances[0] - 1, *over.balances[1:]))),
+        ("carry during a hand", betting._replace(carry=1, balances=(betting.balances[0] - 1, *betting.balances[1:]))),
+        ("game_over without a hands limit", over._replace(phase=Phase.GAME_OVER)),
+    ]
+
+
+@pytest.mark.parametrize(("name", "state"), _broken_states(), ids=[n for n, _ in _broken_states()])
+def test_check_state_refuses_impossible_positions(name: str, state: State) -> None:
+    """DESIGN.md: a state that could not arise in play is invalid_state, with a field path."""
+    with pytest.raises(InvalidState) as info:
+        B.check_state(state)
+    assert info.value.code == "invalid_state" and info.value.errors
+
+
 def test_state_round_trips_through_the_wire() -> None:
     """§5: dump → JSON → load gives the state back (derived values ignored), mid-hand and after a showdown."""
     for state in (ex1_betting(), check_around(ex1_betting())):
