@@ -38,7 +38,7 @@ from service.engines.bragging import (
 from service.engines.moves import NextDeal
 from service.schemas import SCHEMAS
 from service.schemas.common import to_wire
-from tests.playouts import fill_template, is_template, random_playout
+from tests.playouts import candidate_moves, fill_template, is_template, random_playout
 
 CODEC = SCHEMAS["bragging"]
 SPEC = Path(__file__).resolve().parents[3] / "shared" / "rules" / "bragging.md"
@@ -758,9 +758,10 @@ HANDS_PER_MATCH = 5
 def test_money_is_conserved_over_1000_seeded_hands(players: int) -> None:
     """§2: no unit of money is ever created or lost. 1,000+ seeded random hands per player count
     (tests/playouts.py random_playout, options cycled): on every state money(state) == 0, the
-    state is consistent, the pot is paid out exactly at each hand's end, and every listed move
-    (a template filled in) is accepted."""
-    hands = 0
+    state is consistent and the pot is paid out exactly at each hand's end; on a sample of states,
+    every listed move is accepted, a candidate move is accepted iff listed, and the wire and sealed
+    forms round-trip (the cheaper half of tests/test_engine_contract.py, over 5x the hands)."""
+    hands = states = 0
     for seed in range(1000 // HANDS_PER_MATCH + 1):
         options = Options(hands=HANDS_PER_MATCH, dealer=seed % players, **VARIANTS[seed % len(VARIANTS)])
         for before, move, after in random_playout(B, players, seed, options):
@@ -771,9 +772,22 @@ def test_money_is_conserved_over_1000_seeded_hands(players: int) -> None:
                 r = after.last_result
                 assert r is not None and after.pot == 0
                 assert sum(v for _, v in r.shares) + after.carry == r.pot
-            if seed % 7 == 0:
+            states += 1
+            if states % 7 == 0:  # every listed move is accepted (a template once filled)
                 for listed in B.legal_moves(before):
                     B.apply(before, fill_template(listed, deal_deck(B.pack(options), 1)) if is_template(listed) else listed)
+            if states % 11 == 0:  # legality has one truth: a candidate is accepted iff listed
+                legal = B.legal_moves(before)
+                for cand in candidate_moves(B, before, salt=states):
+                    try:
+                        B.apply(before, cand)
+                        ok = True
+                    except IllegalMove:
+                        ok = False
+                    assert ok == is_listed(cand, legal), (seed, cand)
+            if states % 29 == 0:  # the wire and sealed forms give the state back
+                assert CODEC.load_state(json.loads(json.dumps(CODEC.dump_state(after)))) == after
+                assert CODEC.unpack(json.loads(json.dumps(CODEC.pack(after)))) == after
     assert hands >= 1000
 
 
