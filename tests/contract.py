@@ -395,6 +395,10 @@ def _passes(validator: Any, instance: Any, sub: Any, index: int) -> bool:
     fast = _fast(sub)
     if fast is not None and fast(instance):
         return True
+    if isinstance(sub, dict) and "anyOf" in sub and sub.keys() <= {"anyOf", "x-fast"}:
+        # a bare union (AnyState, AnyView, ...): valid iff a branch is, without building the
+        # union's error (which would list every branch's errors, one more branch per game)
+        return any(_passes(validator, instance, branch, i) for i, branch in enumerate(sub["anyOf"]))
     return next(validator.descend(instance, sub, schema_path=index), None) is None
 
 

@@ -65,16 +65,22 @@ def is_template(move: Any) -> bool:
     return callable(fills) and not fills(move)
 
 
-def fill_template(move: Any, deck: Sequence[Card]) -> Any:
+def fill_template(move: Any, deck: Sequence[Card], bump: int = 0) -> Any:
     """A concrete move filling template ``move``: every empty ``deck`` field set to ``deck``.
 
-    Only ``deck`` is filled, as ``NextDeal`` (service/engines/moves.py) is the one template kind;
-    a new template kind with another missing field needs a line here.
+    ``deck`` is filled for ``NextDeal`` (service/engines/moves.py). An amount template (Bragging's
+    ``{"type": "raise", "min_to": m}``, ``{"type": "blind", "min_amount": m}``) gets its empty field
+    ``X`` set from ``min_X``, plus ``bump``. A new template kind needs a line here.
     """
     names = {f.name for f in dataclasses.fields(move)}
-    if "deck" not in names or move.deck is not None:
+    amounts = {n[4:]: getattr(move, n) for n in names if n.startswith("min_") and n[4:] in names}
+    if amounts:
+        field, least = next(iter(amounts.items()))
+        filled = dataclasses.replace(move, **{field: least + bump, f"min_{field}": None})
+    elif "deck" not in names or move.deck is not None:
         raise AssertionError(f"do not know how to fill template {move!r}")
-    filled = dataclasses.replace(move, deck=tuple(deck))
+    else:
+        filled = dataclasses.replace(move, deck=tuple(deck))
     if not move.filled_by(filled):
         raise AssertionError(f"{filled!r} does not fill template {move!r}")
     return filled
@@ -146,9 +152,11 @@ def random_playout(
         if not legal:
             raise AssertionError(f"{engine.GAME_ID}: no legal move although the game is not over (seed {seed})")
         move = legal[rng.randrange(len(legal))] if choose is None else choose(state, legal, rng)
-        if is_template(move):
+        if is_template(move) and hasattr(move, "deck"):
             deal_number += 1
             move = fill_template(move, deal_deck(pack, seed * 1000 + deal_number))
+        elif is_template(move):  # an amount range: its minimum, or a little more
+            move = fill_template(move, (), bump=rng.choice((0, 0, 1, 2)))
         after = engine.apply(state, move)
         yield state, move, after
         state = after
@@ -205,6 +213,9 @@ def _field_values(
         values += list(SUITS)
     elif name == "deck":
         values += [deck, deck[:-1], deck[:-1] + deck[:1]]
+    elif name == "cards":  # a list of cards: none, one, a pair, a card twice, three, and the listed ones reordered
+        values += [(), (pack[0],), tuple(pack[:2]), (pack[0], pack[0]), tuple(pack[:3])]
+        values += [tuple(reversed(v)) for v in seen] + [v + v[:1] for v in seen if v]
     elif base == "bool":
         values += [False, True]
     values += seen

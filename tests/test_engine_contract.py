@@ -54,14 +54,16 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12}
+MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12, "bragging": 60}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states.
 Russian Bank: one deal per game of ~400 moves, ~4,800 states (500 more games, with the cheaper
-core invariants, in tests/engines/test_russian_bank.py)."""
+core invariants, in tests/engines/test_russian_bank.py).
+Bragging: ~200 hands per player count (2 to 8), ~20,000 states in all; its own test file plays
+1,000+ hands per player count with the cheaper checks (tests/engines/test_bragging.py)."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
@@ -76,6 +78,14 @@ OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
         {"waste_loading": "second_player_only"},
         {"first_player": "seat1", "priority": "enforced"},
         {"first_player": "seat0", "waste_loading": "second_player_only"},
+    ),
+    # Bragging is open-ended by default: every match here ends after a few hands (``hands``).
+    "bragging": (
+        {"hands": 4},
+        {"hands": 4, "tie_rule": "carry"},
+        {"hands": 4, "hand_ranking": "poker4", "min_raise": 2},
+        {"hands": 4, "pack": 36, "ante": 0},
+        {"hands": 1, "ante": 3, "tie_rule": "carry", "hand_ranking": "poker4"},
     ),
 }
 """Per-game option overrides, cycled over the matches (on top of the randomized booleans)."""
@@ -102,6 +112,8 @@ HISTORY_FIELDS: Final[dict[str, frozenset[str]]] = {
     # opponent has seen (the card is still in that hand, or since played), ``last_trick`` copies the
     # last trick, which is also in ``tricks``. (``trick`` is a real place: the led card.)
     "schnapsen": frozenset({"revealed", "last_trick"}),
+    # Bragging's ``last_result`` shows the showdown hands, which are still in ``hidden``/``up``.
+    "bragging": frozenset({"last_result"}),
 }
 
 KNOWN_BUGS: Final[dict[tuple[str, str], str]] = {
@@ -455,6 +467,22 @@ def test_same_seed_same_match(game_id: str, players: int) -> None:
         assert again == m.steps, f"seed {m.seed}: a second playout differs"
         third = tuple(random_playout(engine, players, m.seed, m.options, max_moves=MAX_MOVES))
         assert [s[2] for s in third] == [s[2] for s in m.steps]
+
+
+MONEY_CASES: Final = [
+    pytest.param(g, n, id=_case_id(g, n)) for g, n in CASES if callable(getattr(ENGINES[g], "money", None))
+]
+
+
+@pytest.mark.parametrize(("game_id", "players"), MONEY_CASES)
+def test_money_is_conserved(game_id: str, players: int) -> None:
+    """Games that keep accounts export ``money(state) -> int`` (balances + pot + carried amounts):
+    no unit of money is ever created or lost, so it is the same in every state of a match."""
+    engine = ENGINES[game_id]
+    for m in matches(game_id, players):
+        total = engine.money(m.first)
+        for i, state in enumerate(m.states()):
+            assert engine.money(state) == total, f"{m.where(i)}: money {engine.money(state)} ≠ {total}"
 
 
 @pytest.mark.parametrize("game_id", list(ENGINES))

@@ -66,6 +66,12 @@ RUSSIAN_BANK_CODES = {
     "hand_card_up", "nothing_to_flip", "no_hand_card", "cannot_pass", "priority_violation",
     "invalid_players", "invalid_option",
 }  # russian_bank.md §8 (with its creation errors)
+BRAGGING_CODES = {
+    "invalid_players", "invalid_option", "invalid_deck", "game_over", "unknown_move_type",
+    "invalid_player", "wrong_phase", "not_your_turn", "invalid_amount", "blind_too_small",
+    "duplicate_card", "wrong_number_of_cards", "card_not_in_hand", "cannot_check",
+    "nothing_to_call", "raise_too_small",
+}  # bragging.md §8
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -243,8 +249,9 @@ def test_problem_codes_cover_every_code() -> None:
     assert COMMON_CODES <= codes
     assert SCHNAPSEN_CODES <= codes
     assert RUSSIAN_BANK_CODES <= codes
+    assert BRAGGING_CODES <= codes
     assert HTTP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | HTTP_CODES
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
@@ -265,6 +272,8 @@ def test_transcribed_codes_match_the_specs() -> None:
     section8 = _table_codes(russian_bank, "## 8. Errors", "\n## 9.")
     creation = set(re.findall(r"`([a-z_]+)`", russian_bank.split("Creation errors:", 1)[1].split("\n", 1)[0]))
     assert section8 | creation == RUSSIAN_BANK_CODES
+    bragging = (SHARED / "rules" / "bragging.md").read_text(encoding="utf-8")
+    assert _table_codes(bragging, "## 8. Errors", "\n## 9.") == BRAGGING_CODES
 
 
 def test_wire_md_codes_are_listed() -> None:

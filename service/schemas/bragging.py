@@ -1,0 +1,262 @@
+"""Bragging's wire forms (bragging.md §5, §6): options, state, moves.
+
+Names match openapi.yaml one to one: ``BraggingOptions`` ↔ ``OPTIONS``, ``BraggingState`` ↔
+``StateSchema``, ``BraggingMove`` ↔ ``MOVES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates
+
+from ..cards import Card
+from ..cards.packs import by_text
+from ..engines import bragging as engine
+from ..engines.base import BadSetup, InvalidState
+from ..engines.moves import NextDeal
+from .common import (
+    MAX_INT,
+    CardList,
+    MoveParser,
+    StrictBool,
+    StrictInt,
+    StrictString,
+    _Bad,
+    card_of,
+    flatten_errors,
+    load_options,
+    options_schema,
+    to_wire,
+)
+
+GAME_ID: Final = engine.GAME_ID
+FULL_PACK: Final = engine.PACKS[52]  # the 36-card pack is a subset; check_state checks the chosen pack
+MAX_SEATS: Final = max(engine.PLAYER_COUNTS)
+
+
+class _OptionsSchema(type(options_schema(engine.Options, engine.OPTION_INFO))):  # type: ignore[misc]
+    """The generic option table's schema, plus §3's "52 or 36" for ``pack``."""
+
+    @validates("pack")
+    def _pack(self, value: int, **kwargs: Any) -> None:
+        if value not in engine.PACKS:
+            raise ValidationError("Must be 52 or 36.")
+
+
+OPTIONS: Final = _OptionsSchema(unknown=RAISE)
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class OptionsField(fields.Field[Any]):
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
+        if not isinstance(value, Mapping):
+            raise ValidationError("options must be an object")
+        try:
+            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
+        except BadSetup as exc:  # reported as a state problem at options.<name>
+            raise ValidationError(exc.detail) from None
+
+
+def _Cards(lo: int, hi: int, **kw: Any) -> CardList:
+    return CardList(FULL_PACK, lo, hi, **kw)
+
+
+class _PerSeat(fields.Field[tuple[Any, ...]]):
+    """A list of 2 to 8 entries (one per seat), each loaded by ``inner``."""
+
+    default_error_messages = {"type": "Must be a list with one entry per seat (2 to 8)."}
+
+    def __init__(self, inner: fields.Field[Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.inner = inner
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list) or not 2 <= len(value) <= MAX_SEATS:
+            raise self.make_error("type")
+        out, errors = [], {}
+        for i, v in enumerate(value):
+            try:
+                out.append(self.inner.deserialize(v))
+            except ValidationError as err:
+                errors[i] = err.messages
+        if errors:
+            raise ValidationError(errors)
+        return tuple(out)
+
+
+def _Money(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(-MAX_INT, MAX_INT), **kw)
+
+
+def _Amount(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(0, MAX_INT), **kw)
+
+
+def _Seat(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(0, MAX_SEATS - 1), **kw)
+
+
+class _SeatKeyed(fields.Field[tuple[tuple[int, Any], ...]]):
+    """An object keyed by seat numbers (``{"0": ..., "2": ...}``) as (seat, value) pairs in seat order."""
+
+    def __init__(self, inner: fields.Field[Any], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.inner = inner
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[tuple[int, Any], ...]:
+        if not isinstance(value, Mapping):
+            raise ValidationError("Must be an object keyed by seat.")
+        out = []
+        for key, v in value.items():
+            if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) == 1 and int(key) < MAX_SEATS):
+                raise ValidationError({key: ["Not a seat."]})
+            try:
+                out.append((int(key), self.inner.deserialize(v)))
+            except ValidationError as err:
+                raise ValidationError({key: err.messages}) from None
+        return tuple(sorted(out))
+
+
+class _Value(fields.Field[tuple[int, ...]]):
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[int, ...]:
+        if not isinstance(value, list) or not 2 <= len(value) <= 6 or not all(type(v) is int and 0 <= v <= 100 for v in value):
+            raise ValidationError("Must be a hand value [category, n1, ...].")
+        return tuple(value)
+
+
+class ResultSchema(_Strict):
+    kind = StrictString(required=True, validate=validate.OneOf([k.value for k in engine.ResultKind]))
+    winners = fields.List(_Seat(), required=True, validate=validate.Length(max=MAX_SEATS))
+    pot = _Amount(required=True)
+    shares = _SeatKeyed(_Amount(), required=True)
+    values = _SeatKeyed(_Value(), required=True)
+    hands = _SeatKeyed(_Cards(4, 4), required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Result:
+        return engine.Result(
+            engine.ResultKind(d["kind"]), tuple(d["winners"]), d["pot"], d["shares"], d["values"], d["hands"]
+        )
+
+
+_DERIVED: Final = ("eldest", "order")
+
+
+class StateSchema(_Strict):
+    """``BraggingState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
+
+    game = StrictString(validate=validate.Equal(GAME_ID))
+    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
+    seq = StrictInt(validate=validate.Range(0, 2**31))
+    seed = StrictInt(allow_none=True, validate=validate.Range(0, 2**63 - 1))
+    options = OptionsField()
+    players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
+    hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000))
+    dealer = _Seat(required=True)
+    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    to_move = _Seat(required=True, allow_none=True)
+    blinds = _PerSeat(_Amount(), required=True)
+    hidden = _PerSeat(_Cards(0, 4), required=True)
+    up = _PerSeat(_Cards(0, 4), required=True)
+    exposed_count = _PerSeat(StrictInt(allow_none=True, validate=validate.Range(0, 2)), required=True)
+    deck = _Cards(0, 52, required=True)
+    dead = _Cards(0, 52, required=True)
+    folded = _PerSeat(StrictBool(), required=True)
+    contrib = _PerSeat(_Amount(), required=True)
+    current_bet = _Amount(required=True)
+    pending = fields.List(_Seat(), required=True, validate=validate.Length(max=MAX_SEATS))
+    pot = _Amount(required=True)
+    carry = _Amount(required=True)
+    balances = _PerSeat(_Money(), required=True)
+    last_result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    eldest = fields.Raw(load_only=True)
+    order = fields.Raw(load_only=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
+        for name in _DERIVED:
+            d.pop(name, None)
+        d.pop("game", None)
+        d.pop("rules_version", None)
+        return engine.State(
+            options=d.pop("options", engine.Options()),
+            phase=engine.Phase(d.pop("phase")),
+            pending=tuple(d.pop("pending")),
+            seq=d.pop("seq", 0),
+            seed=d.pop("seed", None),
+            **d,
+        )
+
+
+_STATE_SCHEMA: Final = StateSchema()
+
+
+def load_state(data: Any) -> engine.State:
+    """A State from its wire form; raises InvalidState with field paths (shape only)."""
+    if not isinstance(data, Mapping):
+        raise InvalidState({"state": ["must be an object"]})
+    try:
+        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise InvalidState(flatten_errors(err.messages)) from None
+
+
+def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
+    """The full state's wire form (§5), with the derived values unless ``derived`` is off."""
+    out: dict[str, Any] = {"game": GAME_ID, "rules_version": engine.RULES_VERSION}
+    for name, value in zip(state._fields, state):
+        out[name] = to_wire(value)
+    if state.last_result is not None:
+        out["last_result"] = to_wire(engine._result_wire(state.last_result))
+    if derived:
+        out.update(to_wire(engine.derived(state)))
+    return out
+
+
+def _amount(value: Any) -> int:
+    """A stake: a JSON integer (else invalid_amount, §8); its range is the engine's to judge."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad("invalid_amount", "must be a positive integer")
+    if abs(value) > MAX_INT:
+        raise _Bad("invalid_amount", f"must be a positive integer of at most {engine.MAX_STAKE}")
+    return value
+
+
+def _deck(value: Any) -> tuple[Card, ...]:
+    """A next_deal deck: card strings (else invalid_move); the engine checks it is the chosen pack."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Bad("invalid_move", "deck must be a list of card strings")
+    if len(value) > 52 or not all(v in _BY_TEXT for v in value):
+        raise _Bad("invalid_deck", "deck holds a string that is not a card of the pack")
+    return tuple(_BY_TEXT[v] for v in value)
+
+
+def _cards_of(value: Any) -> tuple[Card, ...]:
+    if not isinstance(value, list) or len(value) > 52:
+        raise _Bad("invalid_move", "cards must be a list of card strings")
+    return tuple(_CARD(v) for v in value)
+
+
+_CARD = card_of(FULL_PACK)
+_BY_TEXT: Final = by_text(FULL_PACK)
+MOVES: Final = MoveParser(
+    {
+        "blind": (engine.Blind, {"amount": (_amount, True)}),
+        "no_blind": (engine.NoBlind, {}),
+        "expose": (engine.Expose, {"cards": (_cards_of, True)}),
+        "fold": (engine.Fold, {}),
+        "check": (engine.Check, {}),
+        "call": (engine.Call, {"amount": (_amount, False)}),
+        "raise": (engine.Raise, {"to": (_amount, True)}),
+        "next_deal": (NextDeal, {"deck": (_deck, False)}),
+    },
+    # §6 check 2 (unknown_move_type, invalid_player; invalid_move beside them), then the codes
+    # of a move's own checks, which the engine reports after wrong_phase and not_your_turn.
+    order=("unknown_move_type", "invalid_player", "invalid_move", "invalid_amount", "invalid_card", "invalid_deck"),
+)
