@@ -68,10 +68,10 @@ def test_metrics_count_requests_and_illegal_moves_in_process(client: Any) -> Non
 
 
 def test_unknown_paths_do_not_create_new_metric_labels(client: Any) -> None:
-    client.get("/no/such/path/4711")
-    client.post("/v1/games/made-up-game-4711/new", json={})
+    client.get("/no/such/path/zqx-probe")
+    client.post("/v1/games/made-up-game-zqx/new", json={})
     text = client.get("/metrics").get_data(as_text=True)
-    assert "4711" not in text and 'route="(unmatched)"' in text
+    assert "zqx" not in text and 'route="(unmatched)"' in text
 
 
 # --- gunicorn.conf.py -----------------------------------------------------------------------------
