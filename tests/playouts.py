@@ -67,13 +67,19 @@ def is_template(move: Any) -> bool:
 def fill_template(move: Any, deck: Sequence[Card]) -> Any:
     """A concrete move filling template ``move``: every empty ``deck`` field set to ``deck``.
 
-    Only ``deck`` is filled, as ``NextDeal`` (service/engines/moves.py) is the one template kind;
-    a new template kind with another missing field needs a line here.
+    Two template kinds: ``NextDeal`` (service/engines/moves.py), filled with ``deck``; and a
+    choice of ``count`` cards of a known ``hand`` (Seven Up's ``discard``), filled with the hand's
+    first ``count`` cards in ``deck`` order (so a shuffled ``deck`` picks a random subset). A new
+    template kind with another missing field needs a line here.
     """
     names = {f.name for f in dataclasses.fields(move)}
-    if "deck" not in names or move.deck is not None:
+    if {"cards", "count", "hand"} <= names and move.cards is None:
+        held = set(move.hand)
+        filled = dataclasses.replace(move, cards=tuple(c for c in deck if c in held)[: move.count], count=None)
+    elif "deck" not in names or move.deck is not None:
         raise AssertionError(f"do not know how to fill template {move!r}")
-    filled = dataclasses.replace(move, deck=tuple(deck))
+    else:
+        filled = dataclasses.replace(move, deck=tuple(deck))
     if not move.filled_by(filled):
         raise AssertionError(f"{filled!r} does not fill template {move!r}")
     return filled
@@ -105,8 +111,11 @@ def random_playout(
             raise AssertionError(f"{engine.GAME_ID}: no legal move although the game is not over (seed {seed})")
         move = legal[rng.randrange(len(legal))]
         if is_template(move):
-            deal_number += 1
-            move = fill_template(move, deal_deck(pack, seed * 1000 + deal_number))
+            if getattr(move, "deck", False) is None:
+                deal_number += 1
+                move = fill_template(move, deal_deck(pack, seed * 1000 + deal_number))
+            else:  # a choice of cards: a random subset
+                move = fill_template(move, rng.sample(pack, len(pack)))
         after = engine.apply(state, move)
         yield state, move, after
         state = after
@@ -176,11 +185,32 @@ def _field_values(
     return _unique(values) if values else None
 
 
+def _near_fills(move: Any, deck: Sequence[Card]) -> list[Any]:
+    """For a template choosing ``count`` cards of a ``hand`` (Seven Up's discard): near misses
+    that must be refused (one card short, one too many, a card twice, a card not in the hand) and
+    another valid choice."""
+    if not is_template(move) or not {"cards", "count", "hand"} <= {f.name for f in dataclasses.fields(move)}:
+        return []
+    hand, k = tuple(move.hand), move.count
+    foreign = next(c for c in deck if c not in hand)
+    choices = [hand[-k:], hand[: k - 1], hand[: k + 1], hand[: k - 1] + hand[:1], hand[: k - 1] + (foreign,), ()]
+    return [dataclasses.replace(move, cards=tuple(cards), count=None) for cards in choices]
+
+
 def _unique(values: list[Any]) -> list[Any]:
+    """``values`` without repeats (same type and equal), first occurrences in order."""
     out: list[Any] = []
+    seen: set[Any] = set()
     for v in values:
-        if not any(type(v) is type(w) and v == w for w in out):
-            out.append(v)
+        try:
+            key = (type(v), v)
+            if key in seen:
+                continue
+            seen.add(key)
+        except TypeError:  # unhashable: compare with what is kept
+            if any(type(v) is type(w) and v == w for w in out):
+                continue
+        out.append(v)
     return out
 
 
@@ -226,6 +256,8 @@ def candidate_moves(
 
     for move in legal:
         add(fill_template(move, deck) if is_template(move) else move)
+        for near in _near_fills(move, deck):
+            add(near)
     classes = move_classes(engine)
     for kind in engine.MOVE_TYPES:
         cls = classes.get(kind)

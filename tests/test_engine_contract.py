@@ -53,18 +53,26 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660}
+MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "seven_up": 1000}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "seven_up": 1000}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
     # Matches cycle through these overrides. Most keep the default target of 7 game points, so
     # that many matches span several deals; some use a small target for quick match ends.
     "schnapsen": ({}, {}, {}, {"target": 1}, {"target": 3}),
+    # Seven Up: whole matches to the seed's 7 and to small targets (a turned jack or a gift can
+    # end those at once), under every follow rule and Game-tie rule. (``start_scores`` depends on
+    # the player count, so it is covered by tests/engines/test_seven_up.py instead.)
+    "seven_up": (
+        {}, {"target": 3}, {"follow_rule": "follow_or_trump", "target": 4},
+        {"follow_rule": "follow_or_trump_compulsory", "game_tie": "eldest", "target": 2},
+        {"target": 2, "game_tie": "eldest"}, {"target": 5}, {"target": 2},
+    ),
 }
 """Per-game option overrides, cycled over the matches (on top of the randomized booleans)."""
 
@@ -82,6 +90,9 @@ HISTORY_FIELDS: Final[dict[str, frozenset[str]]] = {
     # opponent has seen (the card is still in that hand, or since played), ``last_trick`` copies the
     # last trick, which is also in ``tricks``. (``trick`` is a real place: the led card.)
     "schnapsen": frozenset({"revealed", "last_trick"}),
+    # Seven Up: ``hand_events`` names a turned jack (still the turn-up, or set aside); ``last_hand``
+    # names the previous hand's High, Low and Jack cards (still in its tricks, or already redealt).
+    "seven_up": frozenset({"hand_events", "last_hand"}),
 }
 
 KNOWN_BUGS: Final[dict[tuple[str, str], str]] = {

@@ -98,6 +98,9 @@ class TrickCard(NamedTuple):
     player: Seat
     card: Card
 
+    def __deepcopy__(self, memo: object) -> TrickCard:
+        return self  # an immutable value of immutable parts
+
 
 class Trick(NamedTuple):
     """A completed trick: its leader, the cards in play order, and its winner."""
@@ -105,6 +108,9 @@ class Trick(NamedTuple):
     leader: Seat
     cards: tuple[TrickCard, ...]
     winner: Seat
+
+    def __deepcopy__(self, memo: object) -> Trick:
+        return self  # an immutable value of immutable parts
 
 
 class HandEvent(NamedTuple):
@@ -114,6 +120,9 @@ class HandEvent(NamedTuple):
     party: int
     points: int
     card: Card | None
+
+    def __deepcopy__(self, memo: object) -> HandEvent:
+        return self  # an immutable value of immutable parts
 
 
 class Award(NamedTuple):
@@ -125,6 +134,9 @@ class Award(NamedTuple):
     party: int | None
     credited: bool
 
+    def __deepcopy__(self, memo: object) -> Award:
+        return self  # an immutable value of immutable parts
+
 
 class LastHand(NamedTuple):
     """§7.3 the record of the last completed hand."""
@@ -133,6 +145,9 @@ class LastHand(NamedTuple):
     trump: Suit
     awards: tuple[Award, ...]
     game_totals: tuple[int, ...]
+
+    def __deepcopy__(self, memo: object) -> LastHand:
+        return self  # an immutable value of immutable parts
 
 
 class State(NamedTuple):
