@@ -53,7 +53,7 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "seven_up": 1000}
+MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "seven_up": 600}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""

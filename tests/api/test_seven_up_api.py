@@ -112,7 +112,7 @@ def test_blind_partners_through_http(client: FlaskClient, sealed: FlaskClient) -
 
 def test_replay_judges_example_1(client: FlaskClient) -> None:
     """The replay endpoint plays §10 Example 1 and stops at an illegal move."""
-    plays = "1:KS 0:3S 1:10D 0:KD 0:AC 1:2C 0:10S 1:9S 0:6H 1:QH 1:4D 0:5C".split()
+    plays = ["1:KS", "0:3S", "1:10D", "0:KD", "0:AC", "1:2C", "0:10S", "1:9S", "0:6H", "1:QH", "1:4D", "0:5C"]
     moves = [{"type": "stand", "player": 1}] + [
         {"type": "play", "player": int(p.split(":")[0]), "card": p.split(":")[1]} for p in plays
     ]

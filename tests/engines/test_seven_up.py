@@ -762,3 +762,24 @@ def test_inconsistent_states_are_refused(mutate: Any):
     S.check_state(s)
     with pytest.raises(InvalidState):
         S.check_state(mutate(s))
+
+
+def test_dump_state_is_the_generic_wire_form():
+    """§5: the hand-written ``dump_state`` equals ``to_wire`` of every state field, in every phase."""
+    from tests.playouts import random_playout
+
+    phases = set()
+    for players, seed, options in ((2, 3, Options()), (3, 5, Options(discard_after_run=False)), (4, 8, Options(target=3))):
+        for _, _, state in random_playout(S, players, seed, options):
+            generic = {"game": S.GAME_ID, "rules_version": S.RULES_VERSION}
+            generic.update({name: to_wire(value) for name, value in zip(state._fields, state)})
+            assert CODEC.dump_state(state) == generic
+            phases.add(state.phase)
+    assert phases >= {Phase.PLAY, Phase.DEAL_OVER, Phase.GAME_OVER, Phase.GIVE_OR_RUN}
+
+
+def test_cards_and_records_copy_as_themselves():
+    """Shared machinery: cards are interned immutable values, so a (deep) copy is the card itself."""
+    assert copy.deepcopy(c("AS")) is c("AS") and copy.copy(c("10H")) is c("10H")
+    s = _example1()
+    assert copy.deepcopy(s) == s and copy.deepcopy(s).hands is not None
