@@ -198,19 +198,10 @@ def _near_fills(move: Any, deck: Sequence[Card]) -> list[Any]:
 
 
 def _unique(values: list[Any]) -> list[Any]:
-    """``values`` without repeats (same type and equal), first occurrences in order."""
     out: list[Any] = []
-    seen: set[Any] = set()
     for v in values:
-        try:
-            key = (type(v), v)
-            if key in seen:
-                continue
-            seen.add(key)
-        except TypeError:  # unhashable: compare with what is kept
-            if any(type(v) is type(w) and v == w for w in out):
-                continue
-        out.append(v)
+        if not any(type(v) is type(w) and v == w for w in out):
+            out.append(v)
     return out
 
 
