@@ -68,15 +68,21 @@ def is_template(move: Any) -> bool:
 def fill_template(move: Any, deck: Sequence[Card], bump: int = 0) -> Any:
     """A concrete move filling template ``move``: every empty ``deck`` field set to ``deck``.
 
-    ``deck`` is filled for ``NextDeal`` (service/engines/moves.py). An amount template (Bragging's
-    ``{"type": "raise", "min_to": m}``, ``{"type": "blind", "min_amount": m}``) gets its empty field
-    ``X`` set from ``min_X``, plus ``bump``. A new template kind needs a line here.
+    Three template kinds: ``NextDeal`` (service/engines/moves.py), filled with ``deck``; an amount
+    range (Bragging's ``{"type": "raise", "min_to": m}``, ``{"type": "blind", "min_amount": m}``),
+    whose empty field ``X`` is set from ``min_X`` plus ``bump``; and a choice of ``count`` cards of
+    a known ``hand`` (Seven Up's ``discard``), filled with the hand's first ``count`` cards in
+    ``deck`` order (so a shuffled ``deck`` picks a random subset). A new template kind with another
+    missing field needs a line here.
     """
     names = {f.name for f in dataclasses.fields(move)}
     amounts = {n[4:]: getattr(move, n) for n in names if n.startswith("min_") and n[4:] in names}
     if amounts:
         field, least = next(iter(amounts.items()))
         filled = dataclasses.replace(move, **{field: least + bump, f"min_{field}": None})
+    elif {"cards", "count", "hand"} <= names and move.cards is None:
+        held = set(move.hand)
+        filled = dataclasses.replace(move, cards=tuple(c for c in deck if c in held)[: move.count], count=None)
     elif "deck" not in names or move.deck is not None:
         raise AssertionError(f"do not know how to fill template {move!r}")
     else:
@@ -152,11 +158,14 @@ def random_playout(
         if not legal:
             raise AssertionError(f"{engine.GAME_ID}: no legal move although the game is not over (seed {seed})")
         move = legal[rng.randrange(len(legal))] if choose is None else choose(state, legal, rng)
-        if is_template(move) and hasattr(move, "deck"):
-            deal_number += 1
-            move = fill_template(move, deal_deck(pack, seed * 1000 + deal_number))
-        elif is_template(move):  # an amount range: its minimum, or a little more
-            move = fill_template(move, (), bump=rng.choice((0, 0, 1, 2)))
+        if is_template(move):
+            if getattr(move, "deck", False) is None:
+                deal_number += 1
+                move = fill_template(move, deal_deck(pack, seed * 1000 + deal_number))
+            elif any(f.name.startswith("min_") for f in dataclasses.fields(move)):  # an amount range
+                move = fill_template(move, (), bump=rng.choice((0, 0, 1, 2)))
+            else:  # a choice of cards: a random subset
+                move = fill_template(move, rng.sample(pack, len(pack)))
         after = engine.apply(state, move)
         yield state, move, after
         state = after
@@ -229,6 +238,18 @@ def _field_values(
     return _unique(values) if values else None
 
 
+def _near_fills(move: Any, deck: Sequence[Card]) -> list[Any]:
+    """For a template choosing ``count`` cards of a ``hand`` (Seven Up's discard): near misses
+    that must be refused (one card short, one too many, a card twice, a card not in the hand) and
+    another valid choice."""
+    if not is_template(move) or not {"cards", "count", "hand"} <= {f.name for f in dataclasses.fields(move)}:
+        return []
+    hand, k = tuple(move.hand), move.count
+    foreign = next(c for c in deck if c not in hand)
+    choices = [hand[-k:], hand[: k - 1], hand[: k + 1], hand[: k - 1] + hand[:1], hand[: k - 1] + (foreign,), ()]
+    return [dataclasses.replace(move, cards=tuple(cards), count=None) for cards in choices]
+
+
 def _unique(values: list[Any]) -> list[Any]:
     out: list[Any] = []
     for v in values:
@@ -279,6 +300,8 @@ def candidate_moves(
 
     for move in legal:
         add(fill_template(move, deck) if is_template(move) else move)
+        for near in _near_fills(move, deck):
+            add(near)
     classes = move_classes(engine)
     for kind in engine.MOVE_TYPES:
         cls = classes.get(kind)

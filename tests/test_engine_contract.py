@@ -54,16 +54,17 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12, "bragging": 60}
+MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12, "bragging": 60, "seven_up": 600}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states.
 Russian Bank: one deal per game of ~400 moves, ~4,800 states (500 more games, with the cheaper
 core invariants, in tests/engines/test_russian_bank.py).
 Bragging: ~200 hands per player count (2 to 8), ~20,000 states in all; its own test file plays
-1,000+ hands per player count with the cheaper checks (tests/engines/test_bragging.py)."""
+1,000+ hands per player count with the cheaper checks (tests/engines/test_bragging.py).
+Seven Up: 600 whole matches per player count, 1,000+ deals each (1,000 matches would take ~120 s)."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180, "seven_up": 1000}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
@@ -86,6 +87,14 @@ OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
         {"hands": 4, "hand_ranking": "poker4", "min_raise": 2},
         {"hands": 4, "pack": 36, "ante": 0},
         {"hands": 1, "ante": 3, "tie_rule": "carry", "hand_ranking": "poker4"},
+    ),
+    # Seven Up: whole matches to the seed's 7 and to small targets (a turned jack or a gift can
+    # end those at once), under every follow rule and Game-tie rule. (``start_scores`` depends on
+    # the player count, so it is covered by tests/engines/test_seven_up.py instead.)
+    "seven_up": (
+        {}, {"target": 3}, {"follow_rule": "follow_or_trump", "target": 4},
+        {"follow_rule": "follow_or_trump_compulsory", "game_tie": "eldest", "target": 2},
+        {"target": 2, "game_tie": "eldest"}, {"target": 5}, {"target": 2},
     ),
 }
 """Per-game option overrides, cycled over the matches (on top of the randomized booleans)."""
@@ -114,6 +123,9 @@ HISTORY_FIELDS: Final[dict[str, frozenset[str]]] = {
     "schnapsen": frozenset({"revealed", "last_trick"}),
     # Bragging's ``last_result`` shows the showdown hands, which are still in ``hidden``/``up``.
     "bragging": frozenset({"last_result"}),
+    # Seven Up: ``hand_events`` names a turned jack (still the turn-up, or set aside); ``last_hand``
+    # names the previous hand's High, Low and Jack cards (still in its tricks, or already redealt).
+    "seven_up": frozenset({"hand_events", "last_hand"}),
 }
 
 KNOWN_BUGS: Final[dict[tuple[str, str], str]] = {

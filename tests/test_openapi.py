@@ -72,6 +72,12 @@ BRAGGING_CODES = {
     "duplicate_card", "wrong_number_of_cards", "card_not_in_hand", "cannot_check",
     "nothing_to_call", "raise_too_small",
 }  # bragging.md §8
+SEVEN_UP_CODES = {
+    "game_over", "invalid_move", "unknown_move_type", "invalid_player", "wrong_phase",
+    "not_your_turn", "invalid_card", "invalid_deck", "duplicate_card", "card_not_in_hand",
+    "wrong_discard_count", "must_follow_suit", "must_trump", "gift_not_allowed",
+    "invalid_players", "invalid_option",
+}  # seven_up.md §8 (with its creation errors)
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -244,14 +250,15 @@ def test_error_statuses_per_operation() -> None:
 
 
 def test_problem_codes_cover_every_code() -> None:
-    """Every code of CONVENTIONS.md, schnapsen.md §8 and docs/wire.md is in Problem.code's enum, and no other."""
+    """Every code of CONVENTIONS.md, schnapsen.md §8, seven_up.md §8 and docs/wire.md is in Problem.code's enum, and no other."""
     codes = problem_codes()
     assert COMMON_CODES <= codes
     assert SCHNAPSEN_CODES <= codes
     assert RUSSIAN_BANK_CODES <= codes
     assert BRAGGING_CODES <= codes
+    assert SEVEN_UP_CODES <= codes
     assert HTTP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | HTTP_CODES
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
@@ -274,6 +281,10 @@ def test_transcribed_codes_match_the_specs() -> None:
     assert section8 | creation == RUSSIAN_BANK_CODES
     bragging = (SHARED / "rules" / "bragging.md").read_text(encoding="utf-8")
     assert _table_codes(bragging, "## 8. Errors", "\n## 9.") == BRAGGING_CODES
+    seven_up = (SHARED / "rules" / "seven_up.md").read_text(encoding="utf-8")
+    section8 = _table_codes(seven_up, "## 8. Errors", "\n## 9.")
+    creation = set(re.findall(r"`([a-z_]+)`", seven_up.split("Creation errors:", 1)[1].split("\n", 1)[0]))
+    assert section8 | creation == SEVEN_UP_CODES
 
 
 def test_wire_md_codes_are_listed() -> None:

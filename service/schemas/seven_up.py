@@ -1,0 +1,291 @@
+"""Seven Up's wire forms (seven_up.md §3, §5, §6): options, state, moves.
+
+Names match openapi.yaml one to one: ``SevenUpOptions`` ↔ ``OPTIONS``, ``SevenUpState`` ↔
+``StateSchema``, ``SevenUpMove`` ↔ ``MOVES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any, Final
+
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+
+from ..engines import seven_up as engine
+from ..engines.base import BadSetup, InvalidState
+from ..engines.moves import NextDeal
+from .common import (
+    CardField,
+    CardList,
+    MoveParser,
+    StrictBool,
+    StrictInt,
+    StrictString,
+    SuitField,
+    _Bad,
+    card_of,
+    deck_of,
+    flatten_errors,
+    load_options,
+    options_schema,
+    to_wire,
+)
+
+GAME_ID: Final = engine.GAME_ID
+PACK: Final = engine.PACK
+MAX_SCORE: Final = 100_000
+
+
+class _StartScores(fields.Field[tuple[int, ...]]):
+    """``start_scores``: a list of 2 or 3 non-negative integers, or ``[]`` (all 0)."""
+
+    default_error_messages = {"invalid": "Must be [] or a list of 2 or 3 integers from 0."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[int, ...]:
+        if (
+            not isinstance(value, list)
+            or len(value) not in (0, 2, 3)
+            or not all(type(v) is int and 0 <= v <= MAX_SCORE for v in value)
+        ):
+            raise self.make_error("invalid")
+        return tuple(value)
+
+
+def _options_schema() -> Schema:
+    scalar = {k: v for k, v in engine.OPTION_INFO.items() if k != "start_scores"}
+    base = type(options_schema(engine.Options, scalar))
+    declared = {**base._declared_fields, "start_scores": _StartScores(load_default=())}
+    return Schema.from_dict(declared, name="seven_up.OptionsSchema")(unknown=RAISE)
+
+
+OPTIONS: Final = _options_schema()
+
+
+def _Card(**kw: Any) -> CardField:
+    return CardField(PACK, **kw)
+
+
+def _Seat(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(0, 3), **kw)
+
+
+def _Cards(hi: int = 52, **kw: Any) -> CardList:
+    return CardList(PACK, 0, hi, **kw)
+
+
+def _Ints(lo: int, hi: int, min_len: int, max_len: int, **kw: Any) -> fields.List[Any]:
+    return fields.List(StrictInt(validate=validate.Range(lo, hi)), validate=validate.Length(min_len, max_len), **kw)
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class OptionsField(fields.Field[Any]):
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
+        if not isinstance(value, Mapping):
+            raise ValidationError("options must be an object")
+        try:
+            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
+        except BadSetup as exc:
+            raise ValidationError(exc.detail) from None
+
+
+class TrickCardSchema(_Strict):
+    player = _Seat(required=True)
+    card = _Card(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.TrickCard:
+        return engine.TrickCard(d["player"], d["card"])
+
+
+class TrickSchema(_Strict):
+    leader = _Seat(required=True)
+    cards = fields.List(fields.Nested(TrickCardSchema), required=True, validate=validate.Length(2, 4))
+    winner = _Seat(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Trick:
+        return engine.Trick(d["leader"], tuple(d["cards"]), d["winner"])
+
+
+class HandEventSchema(_Strict):
+    event = StrictString(required=True, validate=validate.OneOf(("turned_jack", "gift")))
+    party = StrictInt(required=True, validate=validate.Range(0, 2))
+    points = StrictInt(required=True, validate=validate.Equal(1))
+    card = _Card(required=True, allow_none=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.HandEvent:
+        return engine.HandEvent(d["event"], d["party"], d["points"], d["card"])
+
+
+class AwardSchema(_Strict):
+    point = StrictString(required=True, validate=validate.OneOf(("high", "low", "jack", "game")))
+    card = _Card(required=True, allow_none=True)
+    seat = _Seat(required=True, allow_none=True)
+    party = StrictInt(required=True, allow_none=True, validate=validate.Range(0, 2))
+    credited = StrictBool(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Award:
+        return engine.Award(d["point"], d["card"], d["seat"], d["party"], d["credited"])
+
+
+class LastHandSchema(_Strict):
+    deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
+    trump = SuitField(required=True)
+    awards = fields.List(fields.Nested(AwardSchema), required=True, validate=validate.Length(equal=4))
+    game_totals = _Ints(0, 80, 2, 3, required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.LastHand:
+        return engine.LastHand(d["deal_number"], d["trump"], tuple(d["awards"]), tuple(d["game_totals"]))
+
+
+class StateSchema(_Strict):
+    """``SevenUpState``: §5 plus ``seq``, ``rules_version``, ``seed``."""
+
+    game = StrictString(validate=validate.Equal(GAME_ID))
+    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
+    seq = StrictInt(validate=validate.Range(0, 2**31))
+    seed = StrictInt(allow_none=True, validate=validate.Range(0, 2**63 - 1))
+    options = OptionsField()
+    players = StrictInt(required=True, validate=validate.OneOf(engine.PLAYER_COUNTS))
+    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
+    dealer = _Seat(required=True)
+    eldest = _Seat(required=True)
+    to_move = _Ints(0, 3, 0, 4, required=True)
+    scores = _Ints(0, MAX_SCORE, 2, 3, required=True)
+    hands = fields.List(_Cards(), required=True, validate=validate.Length(2, 4))
+    stock = _Cards(required=True)
+    turnup = _Card(required=True, allow_none=True)
+    first_suit = SuitField(required=True, allow_none=True)
+    set_aside = _Cards(required=True)
+    runs = StrictInt(required=True, validate=validate.Range(0, 10))
+    begged = StrictBool(required=True)
+    trump = SuitField(required=True, allow_none=True)
+    discards = fields.List(_Cards(), required=True, validate=validate.Length(2, 4))
+    trick = fields.List(fields.Nested(TrickCardSchema), required=True, validate=validate.Length(max=4))
+    trick_leader = _Seat(required=True, allow_none=True)
+    tricks = fields.List(fields.Nested(TrickSchema), required=True, validate=validate.Length(max=26))
+    hand_events = fields.List(fields.Nested(HandEventSchema), required=True, validate=validate.Length(max=8))
+    last_hand = fields.Nested(LastHandSchema, required=True, allow_none=True)
+    redeal = StrictBool(required=True)
+    winner = StrictInt(required=True, allow_none=True, validate=validate.Range(0, 2))
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
+        d.pop("game", None)
+        d.pop("rules_version", None)
+        return engine.State(
+            options=d.pop("options", engine.Options()),
+            phase=engine.Phase(d.pop("phase")),
+            to_move=tuple(d.pop("to_move")),
+            scores=tuple(d.pop("scores")),
+            hands=tuple(d.pop("hands")),
+            discards=tuple(d.pop("discards")),
+            trick=tuple(d.pop("trick")),
+            tricks=tuple(d.pop("tricks")),
+            hand_events=tuple(d.pop("hand_events")),
+            seq=d.pop("seq", 0),
+            seed=d.pop("seed", None),
+            **d,
+        )
+
+
+_STATE_SCHEMA: Final = StateSchema()
+
+
+def load_state(data: Any) -> engine.State:
+    """A State from its wire form; raises InvalidState with field paths (shape only)."""
+    if not isinstance(data, Mapping):
+        raise InvalidState({"state": ["must be an object"]})
+    try:
+        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise InvalidState(flatten_errors(err.messages)) from None
+
+
+_TEXT: Final = {c: str(c) for c in PACK}
+
+
+@lru_cache(maxsize=256)
+def _options_wire(options: engine.Options) -> dict[str, Any]:
+    return to_wire(options)  # type: ignore[no-any-return]
+
+
+def _trick_cards(cards: tuple[engine.TrickCard, ...]) -> list[dict[str, Any]]:
+    text = _TEXT
+    return [{"player": t.player, "card": text[t.card]} for t in cards]
+
+
+def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
+    """The full state's wire form (§5): ``to_wire`` of every field, written out for speed (the
+    invariant suite checks it against the generic form)."""
+    text = _TEXT
+    s = state
+    out: dict[str, Any] = {
+        "game": GAME_ID,
+        "rules_version": engine.RULES_VERSION,
+        "options": dict(_options_wire(s.options)),
+        "players": s.players,
+        "phase": s.phase.value,
+        "deal_number": s.deal_number,
+        "dealer": s.dealer,
+        "eldest": s.eldest,
+        "to_move": list(s.to_move),
+        "scores": list(s.scores),
+        "hands": [[text[c] for c in h] for h in s.hands],
+        "stock": [text[c] for c in s.stock],
+        "turnup": None if s.turnup is None else text[s.turnup],
+        "first_suit": None if s.first_suit is None else s.first_suit.value,
+        "set_aside": [text[c] for c in s.set_aside],
+        "runs": s.runs,
+        "begged": s.begged,
+        "trump": None if s.trump is None else s.trump.value,
+        "discards": [[text[c] for c in d] for d in s.discards],
+        "trick": _trick_cards(s.trick),
+        "trick_leader": s.trick_leader,
+        "tricks": [{"leader": t.leader, "cards": _trick_cards(t.cards), "winner": t.winner} for t in s.tricks],
+        "hand_events": to_wire(s.hand_events),
+        "last_hand": to_wire(s.last_hand),
+        "redeal": s.redeal,
+        "winner": s.winner,
+        "seq": s.seq,
+        "seed": s.seed,
+    }
+    if derived:
+        out.update(engine.derived(state))
+    return out
+
+
+_CARD = card_of(PACK)
+
+
+def _cards(value: Any) -> tuple[Any, ...]:
+    """A discard's ``cards``: a list of strings (else invalid_move), each a card (else invalid_card)."""
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Bad("invalid_move", "cards must be a list of card strings")
+    if len(value) > len(PACK):
+        raise _Bad("invalid_move", "cards lists more cards than the pack holds")
+    return tuple(_CARD(v) for v in value)
+
+
+MOVES: Final = MoveParser(
+    {
+        "stand": (engine.Stand, {}),
+        "beg": (engine.Beg, {}),
+        "give": (engine.Give, {}),
+        "run": (engine.Run, {}),
+        "discard": (engine.Discard, {"cards": (_cards, True)}),
+        "play": (engine.Play, {"card": (_CARD, True)}),
+        "next_deal": (NextDeal, {"deck": (deck_of(PACK), False)}),
+    },
+    # §8 order of the parse-level codes (invalid_card and invalid_deck come after not_your_turn, in the engine)
+    order=("invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "invalid_deck"),
+)
