@@ -20,17 +20,22 @@ IMAGE=localhost/card-referee:proof
 PORT=${PORT:-18765}
 mkdir -p "$WORK"
 
+if [ -n "${REBUILD_BASE:-}" ]; then buildah "${STORE[@]}" rmi -f "$BASE" >/dev/null 2>&1 || true; fi
 if ! buildah "${STORE[@]}" inspect --type image "$BASE" >/dev/null 2>&1; then
     echo "== stand-in base image (debootstrap bookworm minbase + python3)"
     rm -rf "$WORK/rootfs"
     debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,ca-certificates \
         bookworm "$WORK/rootfs" http://deb.debian.org/debian >"$WORK/debootstrap.log" 2>&1
     ln -sf /usr/bin/python3 "$WORK/rootfs/usr/local/bin/python"
+    # This machine reaches PyPI through an egress proxy with its own CA: the stand-in carries the
+    # host's trust store so pip inside the build can verify it (a real base image needs nothing).
+    cp /etc/ssl/certs/ca-certificates.crt "$WORK/rootfs/etc/ssl/certs/ca-certificates.crt"
     ctr=$(buildah "${STORE[@]}" from scratch)
     mnt=$(buildah "${STORE[@]}" mount "$ctr")
     cp -a "$WORK/rootfs/." "$mnt/"
     buildah "${STORE[@]}" umount "$ctr" >/dev/null
-    buildah "${STORE[@]}" config --env PATH=/usr/local/bin:/usr/bin:/bin --cmd python3 "$ctr"
+    buildah "${STORE[@]}" config --env PATH=/usr/local/bin:/usr/bin:/bin \
+        --env PIP_CERT=/etc/ssl/certs/ca-certificates.crt --cmd python3 "$ctr"
     buildah "${STORE[@]}" commit "$ctr" "$BASE" >/dev/null
     buildah "${STORE[@]}" rm "$ctr" >/dev/null
 fi

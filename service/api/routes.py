@@ -59,6 +59,26 @@ def _too_deep(value: Any, limit: int) -> bool:
     return False
 
 
+INT_MIN, INT_MAX = -(2**63), 2**63 - 1
+
+
+class _OutOfRange(ValueError):
+    pass
+
+
+def _bounded_int(text: str) -> int:
+    """json.loads' integer hook: every integer of a body lies in [-2^63, 2^63 - 1] (openapi.yaml, Limits)."""
+    value = int(text) if len(text) <= 20 else INT_MAX + 1  # no more than 19 digits and a sign fit
+    if not INT_MIN <= value <= INT_MAX:
+        raise _OutOfRange(f"the integer {text[:24]}{'…' if len(text) > 24 else ''} is outside [-2^63, 2^63 - 1]")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    """json.loads' hook for NaN, Infinity and -Infinity, which JSON does not have."""
+    raise _OutOfRange(f"{name} is not JSON")
+
+
 def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
     """The request's JSON object, shape-checked by ``schema`` (400 / 413 / 415 otherwise)."""
     raw = request.get_data(cache=False)  # raises 413 past MAX_CONTENT_LENGTH
@@ -70,7 +90,9 @@ def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
     if mimetype != "application/json" and not mimetype.endswith("+json"):
         raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
     try:
-        data = json.loads(raw)
+        data = json.loads(raw, parse_int=_bounded_int, parse_constant=_no_constant)
+    except _OutOfRange as exc:
+        raise ApiError(400, "invalid_request", f"The body is refused: {exc}.", {"body": ["out of range"]}) from None
     except RecursionError:
         raise ApiError(400, "invalid_request", f"The JSON body nests deeper than {MAX_DEPTH} levels.", {"body": ["too deep"]}) from None
     except ValueError as exc:

@@ -1,0 +1,72 @@
+"""Limits of what a client can send (issue 8, robustness 4): each bounded and documented in
+openapi.yaml's info ("Limits"), each refused with a problem, never a 500; and a slow client
+cannot hold a worker for longer than gunicorn's timeout."""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.servers import Gunicorn, call
+
+ROOT = Path(__file__).resolve().parents[2]
+INFO = (ROOT / "openapi.yaml").read_text().split("servers:", 1)[0]
+
+
+def _post_raw(client: FlaskClient, raw: str) -> Any:
+    return client.post("/v1/games/schnapsen/state", data=raw, content_type="application/json")
+
+
+@pytest.mark.parametrize("literal", [str(2**63), str(-(2**63) - 1), "1" * 5000], ids=["2^63", "-2^63-1", "5000-digits"])
+def test_integers_outside_64_bits_are_refused_at_parse(client: FlaskClient, literal: str) -> None:
+    r = _post_raw(client, '{"state": {"seq": ' + literal + "}}")
+    assert r.status_code == 400 and r.json["code"] == "invalid_request"
+    assert r.json["errors"] == {"body": ["out of range"]}
+    assert "[−2^63, 2^63 − 1]" in INFO
+
+
+@pytest.mark.parametrize("literal", [str(2**63 - 1), str(-(2**63))])
+def test_integers_at_the_64_bit_bounds_parse_and_are_judged_by_the_schema(client: FlaskClient, literal: str) -> None:
+    r = _post_raw(client, '{"state": {"seq": ' + literal + "}}")
+    assert r.status_code in (400, 422) and r.json.get("errors") != {"body": ["out of range"]}
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_nan_and_infinity_are_not_json(client: FlaskClient, literal: str) -> None:
+    r = _post_raw(client, '{"state": ' + literal + "}")
+    assert r.status_code == 400 and r.json["errors"] == {"body": ["out of range"]}
+
+
+def test_body_size_and_depth_limits_are_documented_and_enforced(client: FlaskClient) -> None:
+    assert "1 MiB" in INFO and "64 levels" in INFO and "10,000 moves" in INFO
+    r = _post_raw(client, '{"state": "' + "x" * (1024 * 1024) + '"}')
+    assert r.status_code == 413 and r.json["code"] == "body_too_large"
+    r = _post_raw(client, '{"state": ' + "[" * 65 + "]" * 65 + "}")
+    assert r.status_code == 400 and r.json["errors"] == {"body": ["too deep"]}
+    r = client.post("/v1/games/schnapsen/replay", json={"seed": 1, "moves": [{"type": "claim", "player": 0}] * 10_001})
+    assert r.status_code == 400 and r.json["code"] == "invalid_request"
+
+
+@pytest.mark.slow
+def test_a_slow_client_holds_a_worker_no_longer_than_the_timeout(tmp_path: Path) -> None:
+    """One sync worker, timeout 2 s: a client that sends half a request line and then nothing ties
+    the worker up; gunicorn's master kills the silent worker after the timeout and starts another,
+    which answers the next client. (Bounded: the whole test waits at most 20 s.)"""
+    with Gunicorn(tmp_path, workers=1, env={"REFEREE_TIMEOUT": "2", "REFEREE_GRACEFUL_TIMEOUT": "1"}) as g:
+        slow = socket.create_connection(("127.0.0.1", g.port), timeout=20)
+        try:
+            slow.sendall(b"POST /v1/games/schnapsen/new HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{")
+            time.sleep(0.3)
+            started = time.monotonic()
+            status, body = call(f"{g.url}/healthz", timeout=20)
+            waited = time.monotonic() - started
+        finally:
+            slow.close()
+        assert (status, body) == (200, {"status": "ok"})
+        assert waited < 15, f"the next client waited {waited:.1f} s"
+        assert "WORKER TIMEOUT" in g.stderr.read_text() or waited < 1.0
