@@ -24,7 +24,7 @@ if [ -n "${REBUILD_BASE:-}" ]; then buildah "${STORE[@]}" rmi -f "$BASE" >/dev/n
 if ! buildah "${STORE[@]}" inspect --type image "$BASE" >/dev/null 2>&1; then
     echo "== stand-in base image (debootstrap bookworm minbase + python3)"
     rm -rf "$WORK/rootfs"
-    debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,ca-certificates \
+    debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,ca-certificates,passwd \
         bookworm "$WORK/rootfs" http://deb.debian.org/debian >"$WORK/debootstrap.log" 2>&1
     ln -sf /usr/bin/python3 "$WORK/rootfs/usr/local/bin/python"
     # This machine reaches PyPI through an egress proxy with its own CA: the stand-in carries the
