@@ -53,18 +53,33 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660}
-"""Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states."""
+MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "california_jack": 120}
+"""Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states.
+California Jack: whole matches, a quarter to the default target of 10 (~215 deals, ~11,500 states;
+its state costs ~2 ms per state here, so the 1,000-match run is tests/engines/test_california_jack.py's
+lighter test_random_matches_*)."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "california_jack": 200}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
     # Matches cycle through these overrides. Most keep the default target of 7 game points, so
     # that many matches span several deals; some use a small target for quick match ends.
     "schnapsen": ({}, {}, {}, {"target": 1}, {"target": 3}),
+    # California Jack: the string options cycle here (the booleans are randomized); a quarter of
+    # the matches go to the default target of 10, the rest to small targets (a hand is 53 moves).
+    "california_jack": (
+        {"target": 1},
+        {},
+        {"target": 1, "trump_mode": "fixed"},
+        {"target": 2, "follow_rule": "follow_or_trump"},
+        {"target": 1, "follow_rule": "follow_or_trump_compulsory"},
+        {"target": 1, "trump_mode": "fixed", "follow_rule": "follow_or_trump_compulsory"},
+        {"trump_mode": "fixed", "follow_rule": "follow_or_trump", "start_scores": (0, 5)},
+        {"target": 3, "start_scores": (2, 0)},
+    ),
 }
 """Per-game option overrides, cycled over the matches (on top of the randomized booleans)."""
 
@@ -82,6 +97,9 @@ HISTORY_FIELDS: Final[dict[str, frozenset[str]]] = {
     # opponent has seen (the card is still in that hand, or since played), ``last_trick`` copies the
     # last trick, which is also in ``tricks``. (``trick`` is a real place: the led card.)
     "schnapsen": frozenset({"revealed", "last_trick"}),
+    # California Jack's ``draws`` name cards now in a hand or a trick; ``last_hand`` names the
+    # previous hand's High, Low and Jack.
+    "california_jack": frozenset({"draws", "last_hand"}),
 }
 
 KNOWN_BUGS: Final[dict[tuple[str, str], str]] = {

@@ -684,7 +684,8 @@ def check_state(state: State) -> None:
 
 def _check_tricks(s: State, bad: Callable[[str, str], None]) -> None:
     """Each trick: two cards of different seats, led by its leader, won by the rules, leader chain."""
-    leader = 1 - s.dealer
+    # the hand's dealer: in deal_over the dealer has already passed to the other seat (§7)
+    leader = s.dealer if s.phase is Phase.DEAL_OVER else 1 - s.dealer
     fixed_trump = s.tricks[0].trump if s.tricks else None
     for i, t in enumerate(s.tricks):
         where = f"tricks.{i}"

@@ -165,10 +165,10 @@ class StateSchema(_Strict):
     draws = fields.List(fields.Nested(DrawSchema), required=True, validate=validate.Length(max=engine.STOCK_SIZE))
     last_hand = fields.Nested(LastHandSchema, required=True, allow_none=True)
     winner = _Seat(required=True, allow_none=True)
-    stock_count = fields.Raw(load_only=True)
-    stock_top = fields.Raw(load_only=True)
-    known_cards = fields.Raw(load_only=True)
-    game_totals = fields.Raw(load_only=True)
+    stock_count = fields.Raw(load_only=True, allow_none=True)
+    stock_top = fields.Raw(load_only=True, allow_none=True)
+    known_cards = fields.Raw(load_only=True, allow_none=True)
+    game_totals = fields.Raw(load_only=True, allow_none=True)
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
