@@ -718,6 +718,9 @@ def _check_draws(s: State, bad: Callable[[str, str], None]) -> None:
         return
     if len(s.stock) != STOCK_SIZE - want:
         bad("stock", f"must hold {STOCK_SIZE - want} cards after {n} tricks")
+    # card -> (seat that played it, index of its trick: tricks[i] is trick i + 1, the current one is n)
+    played = {pc.card: (pc.player, i) for i, t in enumerate(s.tricks) for pc in t.cards}
+    played.update((pc.card, (pc.player, n)) for pc in s.trick)
     for i, d in enumerate(s.draws):
         k = i // 2 + 1
         t = s.tricks[k - 1]
@@ -727,10 +730,9 @@ def _check_draws(s: State, bad: Callable[[str, str], None]) -> None:
             continue
         if d.public is not _public_draws(s.options, k)[i % 2]:
             bad(f"draws.{i}.public", "does not fit the stock's exposure (§4)")
-        later = s.tricks[k:]
-        if d.card not in s.hands[d.player] and not any(pc.card == d.card and pc.player == d.player for t2 in later for pc in t2.cards) \
-                and not any(pc.card == d.card and pc.player == d.player for pc in s.trick):
-            bad(f"draws.{i}.card", "a drawn card is in the drawer's hand or was played by him later")
+        where = played.get(d.card)
+        if d.card not in s.hands[d.player] and (where is None or where[0] != d.player or where[1] < k):
+            bad(f"draws.{i}.card", "a drawn card is in the drawer's hand or was played by him in a later trick")
     # the trump of each trick follows the stock (changing mode), and the current trump
     if s.options.trump_mode == CHANGING:
         # trick k's trump = suit of the winner's draw after trick k (that card was the top before trick k)

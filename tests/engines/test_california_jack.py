@@ -489,6 +489,7 @@ def test_counting_out_stops_at_the_target() -> None:
     assert [a.credited for a in state.last_hand.awards] == [True, True, False]  # type: ignore[union-attr]
     assert E.outcome(state) is not None and E.outcome(state).winners == {1}  # type: ignore[union-attr]
     assert state.to_move == () and E.legal_moves(state) == []
+    assert state.dealer == 0  # §7: the dealer passes on only when another hand follows
 
 
 def test_counting_out_credits_high_before_low_and_jack() -> None:
@@ -685,9 +686,11 @@ def test_check_state_accepts_every_state_of_example_2() -> None:
         (lambda s: s._replace(draws=s.draws[:-1]), "draws"),
         (lambda s: s._replace(draws=s.draws[:-1] + (s.draws[-1]._replace(public=False),)), "draws.7.public"),
         (lambda s: s._replace(scores=(10, 0)), "phase"),
+        (lambda s: s._replace(draws=s.draws[:-1] + (s.draws[-1]._replace(card=s.hands[1][0]),)), "draws.7.card"),
         (lambda s: s._replace(tricks=(s.tricks[0]._replace(winner=1),) + s.tricks[1:]), "tricks.0.winner"),
     ],
-    ids=["trump", "card-twice", "turn", "draws-missing", "exposure", "score-over-target", "trick-winner"],
+    ids=["trump", "card-twice", "turn", "draws-missing", "exposure", "score-over-target", "drawn-card-elsewhere",
+         "trick-winner"],
 )
 def test_check_state_refuses_inconsistent_states(change: Any, path: str) -> None:
     state = change(ex2(4))
