@@ -810,6 +810,30 @@ def test_openapi_move_union_is_the_engines() -> None:
         assert set(branch["properties"]) == {"type", "at"} | fields
 
 
+@pytest.mark.parametrize(
+    ("mutate", "valid"),
+    [
+        (lambda w: None, True),
+        (lambda w: w.pop("phase"), False),
+        (lambda w: w.pop("stock"), False),
+        (lambda w: w.pop("game"), True),
+        (lambda w: w.__setitem__("to_move", 1), False),
+        (lambda w: w["stock"].__setitem__(0, "1H"), False),
+        (lambda w: w.__setitem__("colour", "red"), False),
+        (lambda w: w.__setitem__("game", "schnapsen"), False),
+    ],
+    ids=["as-dumped", "no-phase", "no-stock", "no-game", "bad-to-move", "bad-card", "unknown-member", "other-game"],
+)
+def test_openapi_state_schema_checks_every_member(mutate: Any, valid: bool) -> None:
+    """CaliforniaJackState keeps its member schemas under ``dependentSchemas.stock``; with ``stock``
+    required that is the same contract as plain ``properties``/``required``."""
+    from tests.contract import is_valid, validator_at
+
+    wire = json.loads(json.dumps(CODEC.dump_state(ex2(3))))
+    mutate(wire)
+    assert is_valid(validator_at("/components/schemas/CaliforniaJackState"), wire) is valid
+
+
 # --- through HTTP: whole matches, open and sealed -------------------------------------------------
 
 BASE = "/v1/games/california_jack"
