@@ -725,8 +725,8 @@ def test_random_matches_keep_the_invariants() -> None:
     """Generic invariants over 1,000 seeded whole matches to the target, every option exercised:
     each match ends with a winner at or above its target; on every state legal moves exist iff the
     game goes on and belong to the seat to move; the pack is conserved (hands, stock, trick, tricks);
-    and on every 23rd state check_state passes, every candidate move is accepted iff listed and the
-    views show only visible cards; every 230th state survives the wire and sealed-form round trips."""
+    and on every 37th state check_state passes, every candidate move is accepted iff listed and the
+    views show only visible cards; every 370th state survives the wire and sealed-form round trips."""
     names = {str(x) for x in PACK}
     sampled = states = deals = 0
     for seed in range(1000):
@@ -740,7 +740,7 @@ def test_random_matches_keep_the_invariants() -> None:
             assert turn and all(m.player in turn for m in E.legal_moves(before)), (seed, before.seq)
             held = len(before.hands[0]) + len(before.hands[1]) + len(before.stock) + len(before.trick)
             assert held + 2 * len(before.tricks) == 52, (seed, before.seq)
-            if states % 23:
+            if states % 37:
                 continue
             sampled += 1
             E.check_state(before)
@@ -761,7 +761,7 @@ def test_random_matches_keep_the_invariants() -> None:
         assert state is not None and state.phase is Phase.GAME_OVER, seed
         assert state.winner is not None and state.scores[state.winner] >= options.target, seed
         assert E.legal_moves(state) == [] and not E.to_move(state)
-    assert deals >= 2000 and sampled > 5000, (deals, sampled)
+    assert deals >= 2000 and sampled > 3500, (deals, sampled)
 
 
 def _cards_in(value: Any, names: set[str]) -> set[str]:
