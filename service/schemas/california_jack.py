@@ -11,6 +11,8 @@ from typing import Any, Final
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
 
+from ..cards import Suit
+from ..cards.packs import by_text
 from ..engines import california_jack as engine
 from ..engines.base import BadSetup, InvalidState
 from ..engines.moves import NextDeal
@@ -87,35 +89,113 @@ class OptionsField(fields.Field[Any]):
             raise ValidationError(exc.detail) from None
 
 
-class PlayedCardSchema(_Strict):
-    player = _Seat(required=True)
-    card = _Card(required=True)
+# --- the per-trick and per-draw records: parsed in one step each (a hot path: a state holds up to
+# 26 tricks and 40 draws, and marshmallow's nested schemas cost ~20 µs per record) ----------------
 
-    @post_load
-    def make(self, d: dict[str, Any], **kw: Any) -> engine.PlayedCard:
-        return engine.PlayedCard(d["player"], d["card"])
-
-
-class TrickSchema(_Strict):
-    leader = _Seat(required=True)
-    cards = fields.List(fields.Nested(PlayedCardSchema), required=True, validate=validate.Length(equal=2))
-    winner = _Seat(required=True)
-    trump = SuitField(required=True)
-
-    @post_load
-    def make(self, d: dict[str, Any], **kw: Any) -> engine.Trick:
-        return engine.Trick(d["leader"], tuple(d["cards"]), d["winner"], d["trump"])
+_CARDS: Final = by_text(PACK)
+_MISSING: Final = "Missing data for required field."
+_UNKNOWN: Final = "Unknown field."
 
 
-class DrawSchema(_Strict):
-    trick = StrictInt(required=True, validate=validate.Range(1, engine.DRAWING_TRICKS))
-    player = _Seat(required=True)
-    card = _Card(required=True)
-    public = StrictBool(required=True)
+class _Problems(Exception):
+    def __init__(self, errors: dict[str, list[str]]) -> None:
+        super().__init__(errors)
+        self.errors = errors
 
-    @post_load
-    def make(self, d: dict[str, Any], **kw: Any) -> engine.Draw:
-        return engine.Draw(d["trick"], d["player"], d["card"], d["public"])
+
+def _fields_of(value: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """The members of a record object, or _Problems naming missing and unknown members."""
+    if not isinstance(value, dict):
+        raise _Problems({"_schema": ["Must be an object."]})
+    if len(value) != len(names) or any(n not in value for n in names):
+        errors = {n: [_MISSING] for n in names if n not in value}
+        errors.update({str(k): [_UNKNOWN] for k in value if k not in names})
+        raise _Problems(errors)
+    return value
+
+
+def _seat(value: Any) -> int | None:
+    return value if type(value) is int and 0 <= value <= 1 else None
+
+
+def _played(value: Any) -> engine.PlayedCard:
+    v = _fields_of(value, ("player", "card"))
+    player, card = _seat(v["player"]), _CARDS.get(v["card"]) if isinstance(v["card"], str) else None
+    if player is None or card is None:
+        errors = {} if player is not None else {"player": ["Must be a seat, 0 or 1."]}
+        if card is None:
+            errors["card"] = ["Not a card of this game's pack."]
+        raise _Problems(errors)
+    return engine.PlayedCard(player, card)
+
+
+def _trick(value: Any) -> engine.Trick:
+    v = _fields_of(value, ("leader", "cards", "winner", "trump"))
+    errors: dict[str, Any] = {}
+    cards = v["cards"]
+    played: list[engine.PlayedCard] = []
+    if not isinstance(cards, list) or len(cards) != 2:
+        errors["cards"] = ["Must hold 2 played cards."]
+    else:
+        for i, item in enumerate(cards):
+            try:
+                played.append(_played(item))
+            except _Problems as p:
+                errors.setdefault("cards", {})[i] = p.errors
+    leader, winner, trump = _seat(v["leader"]), _seat(v["winner"]), v["trump"]
+    for name, ok in (("leader", leader is not None), ("winner", winner is not None)):
+        if not ok:
+            errors[name] = ["Must be a seat, 0 or 1."]
+    if not isinstance(trump, str) or trump not in Suit.__members__:
+        errors["trump"] = ["Not a suit (S, H, D, C)."]
+    if errors:
+        raise _Problems(errors)
+    return engine.Trick(leader, (played[0], played[1]), winner, Suit(trump))  # type: ignore[arg-type]
+
+
+def _draw(value: Any) -> engine.Draw:
+    v = _fields_of(value, ("trick", "player", "card", "public"))
+    errors: dict[str, list[str]] = {}
+    trick, player, card, public = v["trick"], _seat(v["player"]), v["card"], v["public"]
+    if type(trick) is not int or not 1 <= trick <= engine.DRAWING_TRICKS:
+        errors["trick"] = [f"Must be a trick number 1..{engine.DRAWING_TRICKS}."]
+    if player is None:
+        errors["player"] = ["Must be a seat, 0 or 1."]
+    card = _CARDS.get(card) if isinstance(card, str) else None
+    if card is None:
+        errors["card"] = ["Not a card of this game's pack."]
+    if type(public) is not bool:
+        errors["public"] = ["Not a valid boolean."]
+    if errors:
+        raise _Problems(errors)
+    return engine.Draw(trick, player, card, public)  # type: ignore[arg-type]
+
+
+class RecordList(fields.Field[tuple[Any, ...]]):
+    """A list of at most ``max_len`` records, each parsed by ``parse``; errors name the index and
+    member (``draws.3.card``)."""
+
+    default_error_messages = {"type": "Must be a list.", "length": "Must hold at most {max} entries."}
+
+    def __init__(self, parse: Any, max_len: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._parse, self._max = parse, max_len
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list):
+            raise self.make_error("type")
+        if len(value) > self._max:
+            raise self.make_error("length", max=self._max)
+        out, errors = [], {}
+        parse = self._parse
+        for i, item in enumerate(value):
+            try:
+                out.append(parse(item))
+            except _Problems as p:
+                errors[i] = p.errors
+        if errors:
+            raise ValidationError(errors)
+        return tuple(out)
 
 
 class AwardSchema(_Strict):
@@ -159,10 +239,10 @@ class StateSchema(_Strict):
     hands = _Pair(_Cards(0, engine.HAND_SIZE), required=True)
     stock = _Cards(0, engine.STOCK_SIZE, required=True)
     trump = SuitField(required=True)
-    trick = fields.List(fields.Nested(PlayedCardSchema), required=True, validate=validate.Length(max=1))
+    trick = RecordList(_played, 1, required=True)
     trick_leader = _Seat(required=True)
-    tricks = fields.List(fields.Nested(TrickSchema), required=True, validate=validate.Length(max=engine.TRICKS_PER_HAND))
-    draws = fields.List(fields.Nested(DrawSchema), required=True, validate=validate.Length(max=engine.STOCK_SIZE))
+    tricks = RecordList(_trick, engine.TRICKS_PER_HAND, required=True)
+    draws = RecordList(_draw, engine.STOCK_SIZE, required=True)
     last_hand = fields.Nested(LastHandSchema, required=True, allow_none=True)
     winner = _Seat(required=True, allow_none=True)
     stock_count = fields.Raw(load_only=True, allow_none=True)
@@ -179,9 +259,9 @@ class StateSchema(_Strict):
             phase=engine.Phase(d.pop("phase")),
             to_move=tuple(d.pop("to_move")),
             hands=tuple(d.pop("hands")),  # a pair (Length(equal=2))
-            trick=tuple(d.pop("trick")),
-            tricks=tuple(d.pop("tricks")),
-            draws=tuple(d.pop("draws")),
+            trick=d.pop("trick"),
+            tricks=d.pop("tricks"),
+            draws=d.pop("draws"),
             seq=d.pop("seq", 0),
             seed=d.pop("seed", None),
             **d,

@@ -699,6 +699,29 @@ def test_check_state_refuses_inconsistent_states(change: Any, path: str) -> None
     assert path in info.value.errors, info.value.errors
 
 
+@pytest.mark.parametrize(
+    ("mutate", "path"),
+    [
+        (lambda w: w["draws"][3].__setitem__("card", "1H"), "draws.3.card"),
+        (lambda w: w["draws"][2].pop("public"), "draws.2.public"),
+        (lambda w: w["draws"][0].__setitem__("trick", 21), "draws.0.trick"),
+        (lambda w: w["tricks"][1]["cards"][0].__setitem__("player", 3), "tricks.1.cards.0.player"),
+        (lambda w: w["tricks"][0].__setitem__("zz", 1), "tricks.0.zz"),
+        (lambda w: w["tricks"][0].__setitem__("trump", "X"), "tricks.0.trump"),
+        (lambda w: w["tricks"][0].__setitem__("cards", []), "tricks.0.cards"),
+        (lambda w: w.__setitem__("trick", [1]), "trick.0"),
+        (lambda w: w.__setitem__("draws", {}), "draws"),
+    ],
+)
+def test_load_state_names_the_faulty_member(mutate: Any, path: str) -> None:
+    """DESIGN.md: a malformed state is invalid_state with the field path at fault."""
+    wire = json.loads(json.dumps(CODEC.dump_state(ex2(3))))
+    mutate(wire)
+    with pytest.raises(InvalidState) as info:
+        CODEC.load_state(wire)
+    assert path in info.value.errors, info.value.errors
+
+
 def test_wire_round_trip_of_a_finished_hand() -> None:
     for state in (hand_over(game_point=True), hand_over(start_scores=(8, 9)), ex2(7, stock_face_up=False)):
         wire = json.loads(json.dumps(CODEC.dump_state(state)))
