@@ -54,17 +54,20 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12, "bragging": 60, "seven_up": 600}
+MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12, "bragging": 60, "seven_up": 600, "california_jack": 120}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states.
 Russian Bank: one deal per game of ~400 moves, ~4,800 states (500 more games, with the cheaper
 core invariants, in tests/engines/test_russian_bank.py).
 Bragging: ~200 hands per player count (2 to 8), ~20,000 states in all; its own test file plays
 1,000+ hands per player count with the cheaper checks (tests/engines/test_bragging.py).
-Seven Up: 600 whole matches per player count, 1,000+ deals each (1,000 matches would take ~120 s)."""
+Seven Up: 600 whole matches per player count, 1,000+ deals each (1,000 matches would take ~120 s).
+California Jack: whole matches, a quarter to the default target of 10 (~215 deals, ~11,500 states;
+its state costs ~2 ms per state here, so the 1,000-match run is tests/engines/test_california_jack.py's
+lighter test_random_matches_*)."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180, "seven_up": 1000}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180, "seven_up": 1000, "california_jack": 200}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
@@ -96,6 +99,18 @@ OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
         {"follow_rule": "follow_or_trump_compulsory", "game_tie": "eldest", "target": 2},
         {"target": 2, "game_tie": "eldest"}, {"target": 5}, {"target": 2},
     ),
+    # California Jack: the string options cycle here (the booleans are randomized); a quarter of
+    # the matches go to the default target of 10, the rest to small targets (a hand is 53 moves).
+    "california_jack": (
+        {"target": 1},
+        {},
+        {"target": 1, "trump_mode": "fixed"},
+        {"target": 2, "follow_rule": "follow_or_trump"},
+        {"target": 1, "follow_rule": "follow_or_trump_compulsory"},
+        {"target": 1, "trump_mode": "fixed", "follow_rule": "follow_or_trump_compulsory"},
+        {"trump_mode": "fixed", "follow_rule": "follow_or_trump", "start_scores": (0, 5)},
+        {"target": 3, "start_scores": (2, 0)},
+    ),
 }
 """Per-game option overrides, cycled over the matches (on top of the randomized booleans)."""
 
@@ -126,6 +141,9 @@ HISTORY_FIELDS: Final[dict[str, frozenset[str]]] = {
     # Seven Up: ``hand_events`` names a turned jack (still the turn-up, or set aside); ``last_hand``
     # names the previous hand's High, Low and Jack cards (still in its tricks, or already redealt).
     "seven_up": frozenset({"hand_events", "last_hand"}),
+    # California Jack's ``draws`` name cards now in a hand or a trick; ``last_hand`` names the
+    # previous hand's High, Low and Jack.
+    "california_jack": frozenset({"draws", "last_hand"}),
 }
 
 KNOWN_BUGS: Final[dict[tuple[str, str], str]] = {
