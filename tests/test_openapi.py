@@ -59,6 +59,11 @@ SCHNAPSEN_CODES = {
     "no_marriage", "marriage_requires_trick", "card_not_in_hand", "must_play_marriage_card",
     "must_follow_suit", "must_head_trick", "must_trump", "invalid_players", "invalid_option",
 }  # schnapsen.md §8 (with its creation errors)
+CLAIM_GAME_CODES = {
+    "player_out", "bad_timestamp", "timestamp_out_of_order", "no_claims", "duplicate_claim", "stale_claim",
+}  # snap.md §8 beyond the common codes; slapjack.md §8 adds center_empty
+SLAPJACK_CODES = CLAIM_GAME_CODES | {"center_empty"}
+SNAP_CODES = CLAIM_GAME_CODES
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -235,7 +240,8 @@ def test_problem_codes_cover_every_code() -> None:
     assert COMMON_CODES <= codes
     assert SCHNAPSEN_CODES <= codes
     assert HTTP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | HTTP_CODES
+    assert SLAPJACK_CODES <= codes and SNAP_CODES <= codes
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | SLAPJACK_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:

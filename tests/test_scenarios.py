@@ -30,4 +30,6 @@ def test_scenario_through_http(client: FlaskClient, scenario: dict[str, Any]) ->
 @pytest.mark.parametrize("scenario", [s for _, s in SCENARIOS], ids=[i for i, _ in SCENARIOS])
 def test_scenario_through_http_sealed(sealed: FlaskClient, scenario: dict[str, Any]) -> None:
     """And in sealed mode, played by a host with the table key, checked through views."""
+    if scenario.get("position") is not None:
+        pytest.skip("starts from a hand-written position, which only open mode accepts")
     run_http(sealed, scenario, sealed=True)
