@@ -34,6 +34,7 @@ __all__ = [
     "candidate_moves",
     "fill_template",
     "is_template",
+    "light_invariants",
     "move_classes",
     "random_playout",
 ]
@@ -130,6 +131,19 @@ def random_playout(
         after = engine.apply(state, move)
         yield state, move, after
         state = after
+
+
+def light_invariants(engine: ModuleType, state: Any, codec: Any = None) -> None:
+    """The cheaper of the generic invariants (tests/test_engine_contract.py), for many-game runs:
+    ``check_state`` passes; moves are listed iff the game goes on; every listed move (a template
+    once filled) is accepted; with ``codec``, the wire form loads back to the same state."""
+    engine.check_state(state)
+    legal = engine.legal_moves(state)
+    assert bool(legal) == (engine.outcome(state) is None), legal
+    for move in legal:
+        engine.apply(state, fill_template(move, ()) if is_template(move) else move)
+    if codec is not None:
+        assert codec.load_state(codec.dump_state(state)) == state
 
 
 # --- timed claims (Slapjack, Snap) ----------------------------------------------------------------

@@ -53,11 +53,12 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "slapjack": 15, "snap": 10}
+MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "slapjack": 8, "snap": 4}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states.
-Slapjack: 15 whole games for each of its 7 player counts (105 games, ~27,000 states: about
-Schnapsen's share); Snap: 10 per count (70 games, about twice as long). tests/engines/test_slapjack.py
-and test_snap.py each play 1,008 more seeded games with the cheaper invariants."""
+Slapjack: 8 whole games for each of its 7 player counts (56 games, ~15,000 states, about
+Schnapsen's cost: every state here is a 52-card deep copy); Snap: 4 per count (28 games, each about
+twice as long). tests/engines/test_slapjack.py and test_snap.py each play 1,008 more seeded games with
+the cheaper invariants."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
