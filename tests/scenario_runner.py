@@ -1,7 +1,8 @@
 """Replay the specs' worked examples (``tests/scenarios/<game_id>/*.yaml``) through an engine.
 
 A scenario is data in wire form (STYLE.md B6): ``players``, ``options``, ``deck`` (top first) or
-``state`` (a start position in wire form, for specs whose examples give positions) and ``steps``; each step is ``{"move": {...}}`` and/or ``{"expect": {...}}`` (the checks apply to the
+``state`` (a start position in wire form, for specs whose examples give positions), ``seed`` (when
+the game keeps it, e.g. for in-game shuffles) and ``steps``; each step is ``{"move": {...}}`` and/or ``{"expect": {...}}`` (the checks apply to the
 current position, before the step's move). ``base: <file>`` means "first run all steps of that
 file" and inherits its ``players``/``options``/``deck`` unless the scenario sets them.
 
@@ -66,7 +67,7 @@ def _resolve(folder: Path, name: str, seen: tuple[str, ...]) -> dict[str, Any]:
         return raw
     base = _resolve(folder, base_name, (*seen, name))
     scenario = dict(raw)
-    for key in ("players", "options", "deck", "state"):
+    for key in ("players", "options", "deck", "state", "seed"):
         scenario.setdefault(key, base.get(key))
     scenario["steps"] = list(base["steps"]) + list(raw.get("steps", []))
     scenario["based_on"] = [*base.get("based_on", []), base_name]
@@ -112,7 +113,7 @@ def run_engine(scenario: Mapping[str, Any]) -> Any:
         state = codec.schema.load_state(scenario["state"])
     else:
         deck = tuple(Card.parse(c) for c in scenario["deck"])
-        state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck)
+        state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck, scenario.get("seed"))
     for index, step in enumerate(scenario["steps"]):
         where = f"{scenario.get('title', '?')}: step {index}"
         unknown = set(step) - {"move", "expect", "note"}
@@ -193,6 +194,8 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
         env, headers = _start_from_position(client, scenario, sealed)
     else:
         body = {"players": scenario.get("players", 2), "options": scenario.get("options") or {}, "deck": scenario["deck"]}
+        if scenario.get("seed") is not None:
+            body["seed"] = scenario["seed"]
         r = client.post(f"{base}/new", json=body)
         assert r.status_code == 201, r.json
         env = r.json
@@ -206,8 +209,8 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
         expect = step.get("expect", {})
         if "legal" in expect:
             got: list[str] = []
-            if sealed:
-                for seat in env["to_move"]:
+            if sealed:  # every seat's view lists that seat's moves (claims are open to seats not to move)
+                for seat in range(scenario.get("players", 2)):
                     seen = client.post(f"{base}/state?as={seat}", json=source(env), headers=headers).json
                     got += [_canon(m) for m in seen["legal_moves"]]
             else:

@@ -78,6 +78,11 @@ SEVEN_UP_CODES = {
     "wrong_discard_count", "must_follow_suit", "must_trump", "gift_not_allowed",
     "invalid_players", "invalid_option",
 }  # seven_up.md §8 (with its creation errors)
+CLAIM_GAME_CODES = {
+    "player_out", "bad_timestamp", "timestamp_out_of_order", "no_claims", "duplicate_claim", "stale_claim",
+}  # snap.md §8 beyond the common codes; slapjack.md §8 adds center_empty
+SLAPJACK_CODES = CLAIM_GAME_CODES | {"center_empty"}
+SNAP_CODES = CLAIM_GAME_CODES
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -258,7 +263,8 @@ def test_problem_codes_cover_every_code() -> None:
     assert BRAGGING_CODES <= codes
     assert SEVEN_UP_CODES <= codes
     assert HTTP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | HTTP_CODES
+    assert SLAPJACK_CODES <= codes and SNAP_CODES <= codes
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | SLAPJACK_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
