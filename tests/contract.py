@@ -281,6 +281,8 @@ def _compile(schema: dict[str, Any]) -> Pred | None:
             checks.append(lambda x, m=value: not _number(x) or x >= m)
         elif key == "maximum":
             checks.append(lambda x, m=value: not _number(x) or x <= m)
+        elif key == "multipleOf" and isinstance(value, int):
+            checks.append(lambda x, m=value: not _number(x) or (type(x) is int and x % m == 0))  # floats: jsonschema
         elif key == "minLength":
             checks.append(lambda x, n=value: not isinstance(x, str) or len(x) >= n)
         elif key == "maxLength":

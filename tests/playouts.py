@@ -163,6 +163,9 @@ def _field_values(
         values += list(SUITS)
     elif name == "deck":
         values += [deck, deck[:-1], deck[:-1] + deck[:1]]
+    elif base == "tuple[Card,...]":  # a list of cards from the hand (e.g. a discard)
+        held = _unique([c for v in seen for c in v])
+        values += [(), (pack[0],), tuple(held), tuple(held[:1] * 2), tuple(held) + (pack[-1],)]
     elif base == "bool":
         values += [False, True]
     values += seen
@@ -178,9 +181,17 @@ def _field_values(
 
 def _unique(values: list[Any]) -> list[Any]:
     out: list[Any] = []
+    seen: set[tuple[type, Any]] = set()
     for v in values:
-        if not any(type(v) is type(w) and v == w for w in out):
-            out.append(v)
+        try:
+            key = (type(v), v)
+            if key in seen:
+                continue
+            seen.add(key)
+        except TypeError:  # unhashable: compare by equality
+            if any(type(v) is type(w) and v == w for w in out):
+                continue
+        out.append(v)
     return out
 
 

@@ -55,16 +55,31 @@ pytestmark = pytest.mark.slow
 
 MATCHES: Final[dict[str, int]] = {"schnapsen": 660}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states."""
+MATCHES_BY_COUNT: Final[dict[str, dict[int, int]]] = {"stukolka": {3: 235, 4: 175, 5: 135, 6: 105, 7: 80}}
+"""Where a game's matches grow with the player count: matches per player count (over MATCHES).
+Stukolka: ≥ 1,000 deals per player count (a game runs until a deal leaves nothing carried)."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "stukolka": 1000}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
     # Matches cycle through these overrides. Most keep the default target of 7 game points, so
     # that many matches span several deals; some use a small target for quick match ends.
     "schnapsen": ({}, {}, {}, {"target": 1}, {"target": 3}),
+    # Stukolka never ends without a deal limit, and then only after a deal that leaves nothing
+    # carried; random play in penalize mode breaks a rule in almost every deal (each breach carries
+    # a remiz), so those variants cap the remiz and let a lone tapper take the pot (a quick end).
+    "stukolka": (
+        {"deals": 3},
+        {"deals": 2, "violations": "penalize", "remiz_limit": 12, "lone_tapper": "wins_pot"},
+        {"deals": 2, "stake_by": "all", "lone_tapper": "wins_pot"},
+        {"deals": 3, "pack": 36, "max_exchange": 1},
+        {"deals": 2, "remiz_limit": 6, "max_exchange": 0, "stake": 6},
+        {"deals": 1, "violations": "penalize", "pack": 36, "remiz_limit": 30, "max_exchange": 2, "lone_tapper": "wins_pot"},
+        {"deals": 1, "pack": 36},
+    ),
 }
 """Per-game option overrides, cycled over the matches (on top of the randomized booleans)."""
 
@@ -82,6 +97,8 @@ HISTORY_FIELDS: Final[dict[str, frozenset[str]]] = {
     # opponent has seen (the card is still in that hand, or since played), ``last_trick`` copies the
     # last trick, which is also in ``tricks``. (``trick`` is a real place: the led card.)
     "schnapsen": frozenset({"revealed", "last_trick"}),
+    # Stukolka's ``violations`` name cards that lie in the trick or the completed tricks.
+    "stukolka": frozenset({"violations"}),
 }
 
 KNOWN_BUGS: Final[dict[tuple[str, str], str]] = {
@@ -173,7 +190,8 @@ def matches(game_id: str, players: int) -> tuple[Match, ...]:
     """The seeded matches of one case, played once and shared by the tests below."""
     engine = ENGINES[game_id]
     out = []
-    for seed in range(MATCHES.get(game_id, DEFAULT_MATCHES)):
+    count = MATCHES_BY_COUNT.get(game_id, {}).get(players, MATCHES.get(game_id, DEFAULT_MATCHES))
+    for seed in range(count):
         options = match_options(engine, game_id, players, seed)
         steps = tuple(random_playout(engine, players, seed, options, max_moves=MAX_MOVES))
         assert steps, f"{game_id}: a match without a single move (seed {seed})"
@@ -445,6 +463,19 @@ def test_same_seed_same_match(game_id: str, players: int) -> None:
         assert again == m.steps, f"seed {m.seed}: a second playout differs"
         third = tuple(random_playout(engine, players, m.seed, m.options, max_moves=MAX_MOVES))
         assert [s[2] for s in third] == [s[2] for s in m.steps]
+
+
+@pytest.mark.parametrize(("game_id", "players"), [c for c in cases("test_money_is_conserved") if hasattr(ENGINES[c.values[0]], "money")])
+def test_money_is_conserved(game_id: str, players: int) -> None:
+    """Games that keep money accounts (an engine-level ``money(state) -> int``: the total of the
+    balances, the pot and the carried amounts) never create or lose a unit: ``money`` is the same
+    on every state of a match as on its first."""
+    engine = ENGINES[game_id]
+    for m in matches(game_id, players):
+        total = engine.money(m.first)
+        assert isinstance(total, int)
+        for i, state in enumerate(m.states()):
+            assert engine.money(state) == total, f"{m.where(i)}: money {engine.money(state)} ≠ {total}"
 
 
 @pytest.mark.parametrize("game_id", list(ENGINES))

@@ -59,6 +59,12 @@ SCHNAPSEN_CODES = {
     "no_marriage", "marriage_requires_trick", "card_not_in_hand", "must_play_marriage_card",
     "must_follow_suit", "must_head_trick", "must_trump", "invalid_players", "invalid_option",
 }  # schnapsen.md §8 (with its creation errors)
+STUKOLKA_CODES = {
+    "invalid_players", "invalid_option", "invalid_deck", "game_over", "unknown_move_type",
+    "invalid_player", "wrong_phase", "not_your_turn", "duplicate_card", "card_not_in_hand",
+    "too_many_cards", "not_enough_stock", "must_lead_trump_ace", "must_lead_trump_king",
+    "must_follow_suit", "must_beat", "must_trump",
+}  # stukolka.md §8
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -234,8 +240,9 @@ def test_problem_codes_cover_every_code() -> None:
     codes = problem_codes()
     assert COMMON_CODES <= codes
     assert SCHNAPSEN_CODES <= codes
+    assert STUKOLKA_CODES <= codes
     assert HTTP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | HTTP_CODES
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | STUKOLKA_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
@@ -252,6 +259,8 @@ def test_transcribed_codes_match_the_specs() -> None:
     section8 = _table_codes(schnapsen, "## 8. Errors", "\n## 9.")
     creation = set(re.findall(r"`([a-z_]+)`", schnapsen.split("Creation errors:", 1)[1].split("\n", 1)[0]))
     assert section8 | creation == SCHNAPSEN_CODES
+    stukolka = (SHARED / "rules" / "stukolka.md").read_text(encoding="utf-8")
+    assert _table_codes(stukolka, "## 8. Errors", "\n## 9.") == STUKOLKA_CODES
 
 
 def test_wire_md_codes_are_listed() -> None:
@@ -437,7 +446,7 @@ def _broken(mutate: Any) -> dict[str, Any]:
         (lambda b: b["state"].__setitem__("trick", [{"player": 1, "card": "AH"}, {"player": 0, "card": "QC"}]),
          "$.state.trick"),
         (lambda b: b["legal_moves"].append({"type": "play", "player": 1}), "'card' is a required property"),
-        (lambda b: b["legal_moves"].append({"type": "pass", "player": 1}), "$.legal_moves[7]"),
+        (lambda b: b["legal_moves"].append({"type": "no_such_move", "player": 1}), "$.legal_moves[7]"),
         (lambda b: b["events"].append({"type": "card_drawn", "player": 0, "card": "AD", "private_to": 0}),
          "'private_to' was unexpected"),
         (lambda b: b["scores"].pop("totals"), "'totals' is a required property"),

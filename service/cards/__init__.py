@@ -53,6 +53,13 @@ class Card(NamedTuple):
     def __repr__(self) -> str:
         return f"Card.parse({str(self)!r})"
 
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Card:
+        """Cards are immutable and interned: a copy is the card itself (as for str and int)."""
+        return self
+
     @property
     def is_red(self) -> bool:
         return self.suit in RED
