@@ -14,6 +14,7 @@ Everything here is deterministic: decks come from the project's seeded shuffle a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import random
 from collections.abc import Iterator, Sequence
@@ -195,6 +196,12 @@ def _unique(values: list[Any]) -> list[Any]:
     return out
 
 
+@functools.lru_cache(maxsize=16)
+def _candidate_deck(pack: tuple[Card, ...]) -> tuple[Card, ...]:
+    """The concrete deck that fills ``deck`` fields of candidates (shuffled once per pack)."""
+    return deal_deck(pack, CANDIDATE_DECK_SEED)
+
+
 def candidate_moves(
     engine: ModuleType,
     state: Any,
@@ -220,7 +227,7 @@ def candidate_moves(
         turn = sorted(engine.to_move(state))
         others = [s for s in range(n_seats) if s not in turn]
         seats = turn + ([others[salt % len(others)]] if others else [])
-    deck = deal_deck(pack, CANDIDATE_DECK_SEED)
+    deck = _candidate_deck(tuple(pack))
     legal = engine.legal_moves(state)
     out: list[Any] = []
     hashed: set[Any] = set()

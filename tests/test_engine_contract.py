@@ -55,7 +55,7 @@ pytestmark = pytest.mark.slow
 
 MATCHES: Final[dict[str, int]] = {"schnapsen": 660}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states."""
-MATCHES_BY_COUNT: Final[dict[str, dict[int, int]]] = {"stukolka": {3: 235, 4: 175, 5: 135, 6: 105, 7: 80}}
+MATCHES_BY_COUNT: Final[dict[str, dict[int, int]]] = {"stukolka": {3: 290, 4: 245, 5: 220, 6: 160, 7: 130}}
 """Where a game's matches grow with the player count: matches per player count (over MATCHES).
 Stukolka: ≥ 1,000 deals per player count (a game runs until a deal leaves nothing carried)."""
 DEFAULT_MATCHES: Final = 40

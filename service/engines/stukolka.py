@@ -189,6 +189,13 @@ class State(NamedTuple):
     seq: int = 0
     seed: int | None = None
 
+    def __copy__(self) -> State:
+        return self
+
+    def __deepcopy__(self, memo: object) -> State:
+        """Immutable all the way down (tuples, records, frozen options, interned cards): a copy is itself."""
+        return self
+
 
 # --- moves (§6) ---------------------------------------------------------------------------------
 
@@ -1033,6 +1040,7 @@ def _check_tricks(s: State, bad: Callable[[str, str], None], ended: bool) -> Non
         want = seats[trick_winner(ct.cards, t, RANK)]
         if ct.winner != want:
             bad(f"completed_tricks.{i}.winner", f"must be {want}, who played the winning card")
+            return
         leader = ct.winner
     if len(s.completed_tricks) > TRICKS:
         bad("completed_tricks", "a deal has 3 tricks")

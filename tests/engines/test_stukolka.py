@@ -799,3 +799,20 @@ def test_many_deals_in_a_row_over_http_sealed(sealed: FlaskClient, players: int)
     """Done-criterion: 25 deals in a row over HTTP (sealed mode: tokens, table key, seat views)."""
     env = _play_http(sealed, True, players, 25, seed=players + 1)
     assert env["state"]["deal_number"] >= 25 and "token" in env
+
+
+def test_check_state_survives_mutated_play_positions() -> None:
+    """DESIGN.md "never a 500": random one-field changes of real positions are accepted or invalid_state."""
+    rng = random.Random(5)
+    states = [after for _, _, after in random_playout(S, 4, 3, Options(deals=2, violations="penalize"))]
+    for st in states[::3]:
+        wire = CODEC.dump_state(st)
+        for _ in range(20):
+            w = copy.deepcopy(wire)
+            key = rng.choice(sorted(w))
+            w[key] = rng.choice([None, 0, 1, 6, -1, [], [0], [1, 1], ["AH"], {"cards": ["AH"], "winner": 9}, "play",
+                                 [{"cards": ["AH", "KH", "QH", "JH"], "winner": 6}], [[], [], [], []]])
+            try:
+                CODEC.load_state(w)
+            except InvalidState:
+                pass
