@@ -342,15 +342,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, carry: int) -> tuple
         violations=(),
         last_result=None,
     )
-    event: Event = {
-        "type": "deal_started",
-        "dealer": dealer,
-        "deal_number": state.deal_number,
-        "turnup": turnup,
-        "pot": pot,
-        "stakes": [opts.stake if seat in payers else 0 for seat in range(n)],
-    }
-    return new, event
+    return new, _deal_started(new)
 
 
 def _valid_deck(deck: Sequence[Card], options: Options, section: str) -> None:
@@ -393,19 +385,22 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     return _deal(blank, tuple(deck), options.dealer, 0)[0]
 
 
+def _deal_started(state: State) -> Event:
+    """The event of a fresh deal: dealer, turn-up, the new pot and what each seat staked."""
+    stake, by_all = state.options.stake, state.options.stake_by == "all"
+    return {
+        "type": "deal_started",
+        "dealer": state.dealer,
+        "deal_number": state.deal_number,
+        "turnup": state.turnup,
+        "pot": state.pot,
+        "stakes": [stake if by_all or seat == state.dealer else 0 for seat in range(state.players)],
+    }
+
+
 def initial_events(state: State) -> list[Event]:
     """The events a new game starts with: the first deal."""
-    payers = (state.dealer,) if state.options.stake_by == "dealer" else tuple(range(state.players))
-    return [
-        {
-            "type": "deal_started",
-            "dealer": state.dealer,
-            "deal_number": state.deal_number,
-            "turnup": state.turnup,
-            "pot": state.pot,
-            "stakes": [state.options.stake if s in payers else 0 for s in range(state.players)],
-        }
-    ]
+    return [_deal_started(state)]
 
 
 # --- derived values -----------------------------------------------------------------------------

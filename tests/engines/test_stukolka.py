@@ -816,3 +816,13 @@ def test_check_state_survives_mutated_play_positions() -> None:
                 CODEC.load_state(w)
             except InvalidState:
                 pass
+
+
+def test_deal_started_event_names_the_stakes() -> None:
+    """§4 step 2 as an event: the new pot and what each seat paid (dealer only, or all)."""
+    st = S.new_game(Options(stake_by="all", stake=6, dealer=2), 3, full_52())
+    assert S.initial_events(st) == [{"type": "deal_started", "dealer": 2, "deal_number": 1, "turnup": full_52()[9],
+                                     "pot": 18, "stakes": [6, 6, 6]}]
+    st = run(start(H3, "2H"), "pass 1", "pass 2", "pass 0")
+    _, events = S.step(st, m("next 1"))
+    assert events[0]["stakes"] == [0, 3, 0] and events[0]["pot"] == 6
