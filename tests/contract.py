@@ -393,21 +393,38 @@ def _object_check(schema: dict[str, Any]) -> Pred | None:
 _BASE_KEYWORDS: Final = Draft202012Validator.VALIDATORS
 
 
+_probing = 0
+"""> 0 while ``_passes`` asks only *whether* a subschema holds: its errors are thrown away, so a
+failing ``anyOf``/``oneOf`` inside a probe yields one plain error instead of collecting the errors
+of every branch (which grows with every game in the ``Any…`` unions). Verdicts are unchanged."""
+
+
 def _passes(validator: Any, instance: Any, sub: Any, index: int) -> bool:
+    global _probing
     fast = _fast(sub)
     if fast is not None and fast(instance):
         return True
-    return next(validator.descend(instance, sub, schema_path=index), None) is None
+    _probing += 1
+    try:
+        return next(validator.descend(instance, sub, schema_path=index), None) is None
+    finally:
+        _probing -= 1
 
 
 def _any_of(validator: Any, any_of: list[Any], instance: Any, schema: Any) -> Iterator[ValidationError]:
     if any(_passes(validator, instance, sub, i) for i, sub in enumerate(any_of)):
+        return
+    if _probing:
+        yield ValidationError("is not valid under any of the given schemas")
         return
     yield from _BASE_KEYWORDS["anyOf"](validator, any_of, instance, schema)
 
 
 def _one_of(validator: Any, one_of: list[Any], instance: Any, schema: Any) -> Iterator[ValidationError]:
     if sum(_passes(validator, instance, sub, i) for i, sub in enumerate(one_of)) == 1:
+        return
+    if _probing:
+        yield ValidationError("is not valid under exactly one of the given schemas")
         return
     yield from _BASE_KEYWORDS["oneOf"](validator, one_of, instance, schema)
 
