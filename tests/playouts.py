@@ -14,6 +14,7 @@ Everything here is deterministic: decks come from the project's seeded shuffle a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -329,9 +330,13 @@ def _field_values(
         values += list(SUITS)
     elif name == "deck":
         values += [deck, deck[:-1], deck[:-1] + deck[:1]]
-    elif name == "cards":  # a list of cards: none, one, a pair, a card twice, three, and the listed ones reordered
+    elif name == "cards" or base == "tuple[Card,...]":
+        # a list of cards: none, one, a pair, a card twice, three; the listed ones reordered, with a
+        # card twice, and the cards held plus one more (a discard or exposure just off its rules)
+        held = _unique([c for v in seen for c in v])
         values += [(), (pack[0],), tuple(pack[:2]), (pack[0], pack[0]), tuple(pack[:3])]
         values += [tuple(reversed(v)) for v in seen] + [v + v[:1] for v in seen if v]
+        values += [tuple(held), tuple(held[:1] * 2), tuple(held) + (pack[-1],)]
     elif base == "bool":
         values += [False, True]
     values += seen
@@ -359,10 +364,24 @@ def _near_fills(move: Any, deck: Sequence[Card]) -> list[Any]:
 
 def _unique(values: list[Any]) -> list[Any]:
     out: list[Any] = []
+    seen: set[tuple[type, Any]] = set()
     for v in values:
-        if not any(type(v) is type(w) and v == w for w in out):
-            out.append(v)
+        try:
+            key = (type(v), v)
+            if key in seen:
+                continue
+            seen.add(key)
+        except TypeError:  # unhashable: compare by equality
+            if any(type(v) is type(w) and v == w for w in out):
+                continue
+        out.append(v)
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _candidate_deck(pack: tuple[Card, ...]) -> tuple[Card, ...]:
+    """The concrete deck that fills ``deck`` fields of candidates (shuffled once per pack)."""
+    return deal_deck(pack, CANDIDATE_DECK_SEED)
 
 
 def candidate_moves(
@@ -390,7 +409,7 @@ def candidate_moves(
         turn = sorted(engine.to_move(state))
         others = [s for s in range(n_seats) if s not in turn]
         seats = turn + ([others[salt % len(others)]] if others else [])
-    deck = deal_deck(pack, CANDIDATE_DECK_SEED)
+    deck = _candidate_deck(tuple(pack))
     legal = engine.legal_moves(state)
     out: list[Any] = []
     hashed: set[Any] = set()

@@ -68,10 +68,13 @@ Slapjack: 8 whole games for each of its 7 player counts (56 games, ~15,000 state
 Schnapsen's cost: every state here is a 52-card deep copy); Snap: 4 per count (28 games, each about
 twice as long). tests/engines/test_slapjack.py and test_snap.py each play 1,008 more seeded games with
 the cheaper invariants."""
+MATCHES_BY_COUNT: Final[dict[str, dict[int, int]]] = {"stukolka": {3: 290, 4: 245, 5: 220, 6: 160, 7: 130}}
+"""Where a game's matches grow with the player count: matches per player count (over MATCHES).
+Stukolka: ≥ 1,000 deals per player count (a game runs until a deal leaves nothing carried)."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180, "seven_up": 1000, "california_jack": 200}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180, "seven_up": 1000, "california_jack": 200, "stukolka": 1000}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
@@ -115,6 +118,18 @@ OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
         {"trump_mode": "fixed", "follow_rule": "follow_or_trump", "start_scores": (0, 5)},
         {"target": 3, "start_scores": (2, 0)},
     ),
+    # Stukolka never ends without a deal limit, and then only after a deal that leaves nothing
+    # carried; random play in penalize mode breaks a rule in almost every deal (each breach carries
+    # a remiz), so those variants cap the remiz and let a lone tapper take the pot (a quick end).
+    "stukolka": (
+        {"deals": 3},
+        {"deals": 2, "violations": "penalize", "remiz_limit": 12, "lone_tapper": "wins_pot"},
+        {"deals": 2, "stake_by": "all", "lone_tapper": "wins_pot"},
+        {"deals": 3, "pack": 36, "max_exchange": 1},
+        {"deals": 2, "remiz_limit": 6, "max_exchange": 0, "stake": 6},
+        {"deals": 1, "violations": "penalize", "pack": 36, "remiz_limit": 30, "max_exchange": 2, "lone_tapper": "wins_pot"},
+        {"deals": 1, "pack": 36},
+    ),
 }
 """Per-game option overrides, cycled over the matches (on top of the randomized booleans)."""
 
@@ -151,6 +166,8 @@ HISTORY_FIELDS: Final[dict[str, frozenset[str]]] = {
     # Slapjack's ``last_result`` names the card just flipped, which is also in the centre or a stock.
     "slapjack": frozenset({"last_result"}),
     "snap": frozenset({"last_result"}),
+    # Stukolka's ``violations`` name cards that lie in the trick or the completed tricks.
+    "stukolka": frozenset({"violations"}),
 }
 
 OPEN_MOVES: Final[dict[str, frozenset[str]]] = {
@@ -250,7 +267,7 @@ def matches(game_id: str, players: int) -> tuple[Match, ...]:
     """The seeded matches of one case, played once and shared by the tests below."""
     engine = ENGINES[game_id]
     out = []
-    wanted = MATCHES.get(game_id, DEFAULT_MATCHES)
+    wanted = MATCHES_BY_COUNT.get(game_id, {}).get(players, MATCHES.get(game_id, DEFAULT_MATCHES))
     seed = 0
     while len(out) < wanted:
         options = match_options(engine, game_id, players, seed)

@@ -83,6 +83,12 @@ CLAIM_GAME_CODES = {
 }  # snap.md §8 beyond the common codes; slapjack.md §8 adds center_empty
 SLAPJACK_CODES = CLAIM_GAME_CODES | {"center_empty"}
 SNAP_CODES = CLAIM_GAME_CODES
+STUKOLKA_CODES = {
+    "invalid_players", "invalid_option", "invalid_deck", "game_over", "unknown_move_type",
+    "invalid_player", "wrong_phase", "not_your_turn", "duplicate_card", "card_not_in_hand",
+    "too_many_cards", "not_enough_stock", "must_lead_trump_ace", "must_lead_trump_king",
+    "must_follow_suit", "must_beat", "must_trump",
+}  # stukolka.md §8
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -262,9 +268,10 @@ def test_problem_codes_cover_every_code() -> None:
     assert RUSSIAN_BANK_CODES <= codes
     assert BRAGGING_CODES <= codes
     assert SEVEN_UP_CODES <= codes
+    assert STUKOLKA_CODES <= codes
     assert HTTP_CODES <= codes
     assert SLAPJACK_CODES <= codes and SNAP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | SLAPJACK_CODES | HTTP_CODES
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | SLAPJACK_CODES | STUKOLKA_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
@@ -291,6 +298,8 @@ def test_transcribed_codes_match_the_specs() -> None:
     section8 = _table_codes(seven_up, "## 8. Errors", "\n## 9.")
     creation = set(re.findall(r"`([a-z_]+)`", seven_up.split("Creation errors:", 1)[1].split("\n", 1)[0]))
     assert section8 | creation == SEVEN_UP_CODES
+    stukolka = (SHARED / "rules" / "stukolka.md").read_text(encoding="utf-8")
+    assert _table_codes(stukolka, "## 8. Errors", "\n## 9.") == STUKOLKA_CODES
 
 
 def test_wire_md_codes_are_listed() -> None:
@@ -477,7 +486,7 @@ def _broken(mutate: Any) -> dict[str, Any]:
         (lambda b: b["state"].__setitem__("trick", [{"player": 1, "card": "AH"}, {"player": 0, "card": "QC"}]),
          "$.state.trick"),
         (lambda b: b["legal_moves"].append({"type": "play", "player": 1}), "'card' is a required property"),
-        (lambda b: b["legal_moves"].append({"type": "stop", "player": 1}), "$.legal_moves[7]"),
+        (lambda b: b["legal_moves"].append({"type": "no_such_move", "player": 1}), "$.legal_moves[7]"),
         (lambda b: b["events"].append({"type": "card_drawn", "player": 0, "card": "AD", "private_to": 0}),
          "'private_to' was unexpected"),
         (lambda b: b["scores"].pop("totals"), "'totals' is a required property"),
