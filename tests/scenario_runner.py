@@ -3,7 +3,10 @@
 A scenario is data in wire form (STYLE.md B6): ``players``, ``options``, ``deck`` (top first) and
 ``steps``; each step is ``{"move": {...}}`` and/or ``{"expect": {...}}`` (the checks apply to the
 current position, before the step's move). ``base: <file>`` means "first run all steps of that
-file" and inherits its ``players``/``options``/``deck`` unless the scenario sets them.
+file" and inherits its ``players``/``options``/``deck`` unless the scenario sets them. An optional
+``position`` (wire-form state fields, e.g. ``{"scores": [150, 140]}``) is laid over the dealt state
+before the first step, for a spec example given as an explicit position; it is a plain state, so
+only the engine and open-mode HTTP replay it (sealed mode refuses plain states).
 
 ``load_scenarios`` resolves ``base``, so every runner (this engine runner, the HTTP runner) gets
 self-contained scenarios. ``run_engine`` replays one through the engine (with the real wire codec
@@ -68,6 +71,8 @@ def _resolve(folder: Path, name: str, seen: tuple[str, ...]) -> dict[str, Any]:
     scenario = dict(raw)
     for key in ("players", "options", "deck"):
         scenario.setdefault(key, base.get(key))
+    if "position" in base:
+        scenario.setdefault("position", base["position"])
     scenario["steps"] = list(base["steps"]) + list(raw.get("steps", []))
     scenario["based_on"] = [*base.get("based_on", []), base_name]
     return scenario
@@ -110,6 +115,8 @@ def run_engine(scenario: Mapping[str, Any]) -> Any:
     codec = _Codec(engine.GAME_ID, players)
     deck = tuple(Card.parse(c) for c in scenario["deck"])
     state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck)
+    if "position" in scenario:
+        state = codec.schema.load_state({**codec.dump_state(state), **scenario["position"]})
     for index, step in enumerate(scenario["steps"]):
         where = f"{scenario.get('title', '?')}: step {index}"
         unknown = set(step) - {"move", "expect", "note"}
@@ -185,6 +192,11 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
     assert r.status_code == 201, r.json
     env = r.json
     headers = {"X-Seat-Key": env["table_key"]} if sealed else {}
+    if "position" in scenario:
+        assert not sealed, "an explicit position needs a plain state (open mode)"
+        r = client.post(f"{base}/state", json={"state": {**env["state"], **scenario["position"]}})
+        assert r.status_code == 200, r.json
+        env = r.json
 
     def source(e: Mapping[str, Any]) -> dict[str, Any]:
         return {"token": e["token"]} if sealed else {"state": e["state"]}

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-from . import schnapsen
+from . import schnapsen, yukon
 from .base import Engine
 
 __all__ = ["ENGINES", "UnknownGame", "find"]
@@ -20,7 +20,7 @@ class UnknownGame(LookupError):
         self.game_id = game_id
 
 
-ENGINES: Final[Mapping[str, Any]] = MappingProxyType({m.GAME_ID: m for m in (schnapsen,)})
+ENGINES: Final[Mapping[str, Any]] = MappingProxyType({m.GAME_ID: m for m in (schnapsen, yukon)})
 
 
 def find(game_id: str) -> Engine:
