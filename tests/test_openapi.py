@@ -59,6 +59,11 @@ SCHNAPSEN_CODES = {
     "no_marriage", "marriage_requires_trick", "card_not_in_hand", "must_play_marriage_card",
     "must_follow_suit", "must_head_trick", "must_trump", "invalid_players", "invalid_option",
 }  # schnapsen.md §8 (with its creation errors)
+YUKON_CODES = {
+    "invalid_players", "invalid_option", "invalid_deck", "invalid_state", "unknown_move_type", "game_over",
+    "wrong_phase", "invalid_player", "not_your_turn", "invalid_card", "card_not_in_hand", "must_follow_suit",
+    "must_play_yukon",
+}  # yukon.md §8
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -230,12 +235,13 @@ def test_error_statuses_per_operation() -> None:
 
 
 def test_problem_codes_cover_every_code() -> None:
-    """Every code of CONVENTIONS.md, schnapsen.md §8 and docs/wire.md is in Problem.code's enum, and no other."""
+    """Every code of CONVENTIONS.md, schnapsen.md §8, yukon.md §8 and docs/wire.md is in Problem.code's enum, and no other."""
     codes = problem_codes()
     assert COMMON_CODES <= codes
     assert SCHNAPSEN_CODES <= codes
+    assert YUKON_CODES <= codes
     assert HTTP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | HTTP_CODES
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | YUKON_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
@@ -252,6 +258,8 @@ def test_transcribed_codes_match_the_specs() -> None:
     section8 = _table_codes(schnapsen, "## 8. Errors", "\n## 9.")
     creation = set(re.findall(r"`([a-z_]+)`", schnapsen.split("Creation errors:", 1)[1].split("\n", 1)[0]))
     assert section8 | creation == SCHNAPSEN_CODES
+    yukon = (SHARED / "rules" / "yukon.md").read_text(encoding="utf-8")
+    assert _table_codes(yukon, "## 8. Errors", "\n## 9.") == YUKON_CODES
 
 
 def test_wire_md_codes_are_listed() -> None:
