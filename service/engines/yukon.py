@@ -113,6 +113,10 @@ class State(NamedTuple):
     seq: int = 0
     seed: int | None = None
 
+    def __deepcopy__(self, memo: dict[int, object]) -> State:
+        """A State is deeply immutable (tuples, ints, enums, frozen dataclasses, interned cards): it is its own copy."""
+        return self
+
     @property
     def deal_number(self) -> int:
         """The shared name of ``hand_number`` (the API deals hand k of a seeded game with seed + k - 1)."""

@@ -151,13 +151,45 @@ def load_state(data: Any) -> engine.State:
         raise InvalidState(flatten_errors(err.messages)) from None
 
 
+_TEXT: Final = {c: str(c) for c in PACK}
+
+
+def _played(entries: tuple[engine.Played, ...]) -> list[dict[str, Any]]:
+    return [{"player": p, "card": _TEXT[c]} for p, c in entries]
+
+
 def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
-    """The full state's wire form (§5), with the derived values unless ``derived`` is off."""
-    out: dict[str, Any] = {"game": GAME_ID, "rules_version": engine.RULES_VERSION}
-    for name, value in zip(state._fields, state):
-        out[name] = to_wire(value)
+    """The full state's wire form (§5), with the derived values unless ``derived`` is off.
+
+    Written out field by field (not through the generic ``to_wire``): responses and the invariant
+    suite dump a state per move.
+    """
+    text = _TEXT
     n, leader = state.players, state.leader
-    out["trick"] = [{"player": (leader + i) % n, "card": str(c)} for i, c in enumerate(state.trick)]
+    last = state.last_trick
+    out: dict[str, Any] = {
+        "game": GAME_ID,
+        "rules_version": engine.RULES_VERSION,
+        "options": to_wire(state.options),
+        "players": n,
+        "phase": state.phase.value,
+        "dealer": state.dealer,
+        "hand_number": state.hand_number,
+        "hands": [[text[c] for c in h] for h in state.hands],
+        "stock": [text[c] for c in state.stock],
+        "trick": [{"player": (leader + i) % n, "card": text[c]} for i, c in enumerate(state.trick)],
+        "leader": leader,
+        "to_move": state.to_move,
+        "won": [[text[c] for c in w] for w in state.won],
+        "last_trick": None if last is None else {
+            "cards": _played(last.cards), "winner": last.winner, "points": last.points, "draws": _played(last.draws),
+        },
+        "hand_points": None if state.hand_points is None else list(state.hand_points),
+        "scores": list(state.scores),
+        "winner": state.winner,
+        "seq": state.seq,
+        "seed": state.seed,
+    }
     if derived:
         out.update(to_wire(engine.derived(state)))
     return out
