@@ -53,18 +53,22 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660}
-"""Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states."""
+MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "yukon": 600}
+"""Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states.
+Yukon: over 1,000 hands per player count (52,000 to 66,000 states), 150 of the matches played to 250."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "yukon": 1000}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
     # Matches cycle through these overrides. Most keep the default target of 7 game points, so
     # that many matches span several deals; some use a small target for quick match ends.
     "schnapsen": ({}, {}, {}, {"target": 1}, {"target": 3}),
+    # Yukon: a whole match to 250 takes 3 to 10 hands of ~52 moves; most matches here end after
+    # their first hand (target 1, unless sides tie at the top), every fourth plays to 250.
+    "yukon": ({"target": 1}, {"target": 1}, {"target": 1}, {}),
 }
 """Per-game option overrides, cycled over the matches (on top of the randomized booleans)."""
 
