@@ -391,15 +391,26 @@ def _object_check(schema: dict[str, Any]) -> Pred | None:
 _BASE_KEYWORDS: Final = Draft202012Validator.VALIDATORS
 
 
+_PROBING: list[int] = [0]
+"""Depth of ``_passes`` calls in progress: there only pass or fail matters, not the error's detail."""
+
+
 def _passes(validator: Any, instance: Any, sub: Any, index: int) -> bool:
     fast = _fast(sub)
     if fast is not None and fast(instance):
         return True
-    return next(validator.descend(instance, sub, schema_path=index), None) is None
+    _PROBING[0] += 1
+    try:
+        return next(validator.descend(instance, sub, schema_path=index), None) is None
+    finally:
+        _PROBING[0] -= 1
 
 
 def _any_of(validator: Any, any_of: list[Any], instance: Any, schema: Any) -> Iterator[ValidationError]:
     if any(_passes(validator, instance, sub, i) for i, sub in enumerate(any_of)):
+        return
+    if _PROBING[0]:  # a branch being tried: one error says it fails; the full report is for the top level
+        yield ValidationError(f"{instance!r:.80} is not valid under any of the given schemas", validator="anyOf")
         return
     yield from _BASE_KEYWORDS["anyOf"](validator, any_of, instance, schema)
 
