@@ -662,7 +662,8 @@ def check_state(state: State) -> None:
     the_pack = pack(s.options, n)
     places = [c for h in s.hands for c in h] + list(s.stock) + list(s.trick) + [c for w in s.won for c in w]
     try:
-        check_deck(places, the_pack)
+        if len(places) != len(the_pack) or not _pack_set(n, s.options.removed_two).issuperset(places) or len(set(places)) != len(places):
+            check_deck(places, the_pack)  # the fast test failed: name the problem
     except DeckProblem as exc:
         bad("hands", "cards in hands, stock, trick and won must be the pack: " + str(exc).split(": ", 1)[-1])
         raise InvalidState(errors) from None

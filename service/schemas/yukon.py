@@ -31,7 +31,6 @@ from .common import (
     flatten_errors,
     load_options,
     options_schema,
-    to_wire,
 )
 
 GAME_ID: Final = engine.GAME_ID
@@ -170,7 +169,7 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {
         "game": GAME_ID,
         "rules_version": engine.RULES_VERSION,
-        "options": to_wire(state.options),
+        "options": _options(state.options),
         "players": n,
         "phase": state.phase.value,
         "dealer": state.dealer,
@@ -191,8 +190,13 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
         "seed": state.seed,
     }
     if derived:
-        out.update(to_wire(engine.derived(state)))
+        out.update(engine.derived(state))  # plain ints and lists of ints
     return out
+
+
+def _options(options: engine.Options) -> dict[str, Any]:
+    return {"dealer": options.dealer, "partnerships": options.partnerships, "target": options.target,
+            "removed_two": options.removed_two}
 
 
 _CARDS: Final = by_text(PACK)
