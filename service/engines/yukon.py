@@ -2,7 +2,8 @@
 
 The contract is ``shared/rules/yukon.md``; section numbers (§) below refer to it. Pure functions
 over an immutable ``State``; decks arrive as data. Following suit, trick resolution and the point
-count are built from the shared helpers of ``cards/tricks.py``; what is Yukon's own (a jack never
+count are built from the shared helpers of ``cards/tricks.py``, the deal, the draws and the
+partnerships from ``cards/turns.py``; what is Yukon's own (a jack never
 counts as a card of its printed suit, the void player's duty to play a Yukon, the Grand Yukon and
 "the first Yukon played wins") stays here, in ``_follow_options`` and ``_beats``.
 """
@@ -18,6 +19,7 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 from ..cards import Card, Suit
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, points, strength
+from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
 from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
 from .moves import NextDeal
 
@@ -163,17 +165,9 @@ def _next_deal_template(players: int, removed_two: str, seat: Seat) -> NextDeal:
     return NextDeal(seat, pack=_pack(players, removed_two))
 
 
-@cache
-def _sides(players: int, partnerships: bool) -> tuple[Seat, ...]:
-    """Side of each seat: 0&2 vs 1&3 for four partnered players, else one side per seat."""
-    if players == 4 and partnerships:
-        return (0, 1, 0, 1)
-    return tuple(range(players))
-
-
 def sides(state: State) -> tuple[int, ...]:
-    """§2 the side of each seat."""
-    return _sides(state.players, state.options.partnerships)
+    """§2 the side of each seat: 0 & 2 against 1 & 3 with four partnered players, else one per seat."""
+    return partnership_sides(state.players, state.options.partnerships)
 
 
 def side_count(options: Options, players: int) -> int:
@@ -249,12 +243,7 @@ def _deal(deck: Sequence[Card], players: int, dealer: Seat, the_pack: tuple[Card
         check_deck(deck, the_pack)
     except DeckProblem as exc:
         raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
-    n = players
-    eldest = (dealer + 1) % n
-    hands: list[tuple[Card, ...]] = [()] * n
-    for i in range(n):
-        hands[(eldest + i) % n] = tuple(deck[i : HAND_SIZE * n : n])
-    return tuple(hands), tuple(deck[HAND_SIZE * n :])
+    return deal_one_at_a_time(deck, players, (dealer + 1) % players, HAND_SIZE)
 
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
@@ -457,18 +446,11 @@ def _finish_trick(state: State, hands: tuple[tuple[Card, ...], ...], trick: tupl
     played = tuple(Played((leader + i) % n, c) for i, c in enumerate(trick))
     events.append({"type": "trick_won", "player": w, "cards": played, "points": gained})
     won = _set(state.won, w, state.won[w] + trick)
-    stock = state.stock
-    draws: tuple[Played, ...] = ()
-    if stock:  # §6.1 step 3: the stock is a multiple of n, so either all draw or nobody
-        hand_list = list(hands)
-        drawn = []
-        for i in range(n):
-            seat = (w + i) % n
-            card = stock[i]
-            hand_list[seat] = hand_list[seat] + (card,)
-            drawn.append(Played(seat, card))
-            events.append({"type": "card_drawn", "player": seat, "card": card, "private_to": seat, "private": ("card",)})
-        hands, stock, draws = tuple(hand_list), stock[n:], tuple(drawn)
+    # §6.1 step 3: each seat draws, the winner first (the stock is a multiple of n: all or nobody)
+    hands, stock, drawn = draw_in_turn(hands, state.stock, w)
+    draws = tuple(Played(seat, card) for seat, card in drawn)
+    for seat, card in drawn:
+        events.append({"type": "card_drawn", "player": seat, "card": card, "private_to": seat, "private": ("card",)})
     new = state._replace(
         hands=hands,
         stock=stock,
