@@ -673,3 +673,28 @@ def test_whole_games_over_http_sealed(sealed: FlaskClient, players: int, options
     assert env["status"] == "finished" and env["winner"]
     assert "hand" not in env["state"] and env["state"]["phase"] == "game_over"
     assert max(env["scores"]["side_totals"]) >= options.get("target", 250)
+
+
+def test_setup_and_parse_codes_over_http(client: FlaskClient):
+    """§3, §5, §8 through the API: invalid_players, invalid_option, invalid_deck, invalid_state, invalid_player."""
+    base = "/v1/games/yukon"
+    cases = [
+        ({"players": 5}, "invalid_players"),
+        ({"players": 3, "options": {"removed_two": "3C"}}, "invalid_option"),
+        ({"players": 2, "options": {"dealer": 2}}, "invalid_option"),
+        ({"players": 3, "deck": [str(x) for x in Y4]}, "invalid_deck"),
+    ]
+    for body, code in cases:
+        r = client.post(f"{base}/new", json=body)
+        assert r.status_code == 422 and r.json["code"] == code, (body, r.json)
+    env = client.post(f"{base}/new", json={"players": 4, "deck": [str(x) for x in Y4]}).json
+    assert env["to_move"] == [1] and env["scores"]["totals"] == [0, 0, 0, 0]
+    bad = {**env["state"], "stock": env["state"]["stock"][1:]}
+    r = client.post(f"{base}/state", json={"state": bad})
+    assert r.status_code == 422 and r.json["code"] == "invalid_state" and "hands" in r.json["errors"]
+    r = client.post(f"{base}/moves", json={"state": env["state"], "move": {"type": "play", "player": 4, "card": "AH"}})
+    assert r.status_code == 422 and r.json["code"] == "invalid_player"
+    r = client.post(f"{base}/moves", json={"state": env["state"], "move": {"type": "play", "player": 0, "card": "ZZ"}})
+    assert r.status_code == 422 and r.json["code"] == "not_your_turn"
+    r = client.post(f"{base}/moves", json={"state": env["state"], "move": {"type": "play", "player": 1, "card": "ZZ"}})
+    assert r.status_code == 422 and r.json["code"] == "invalid_card"
