@@ -698,3 +698,11 @@ def test_setup_and_parse_codes_over_http(client: FlaskClient):
     assert r.status_code == 422 and r.json["code"] == "not_your_turn"
     r = client.post(f"{base}/moves", json={"state": env["state"], "move": {"type": "play", "player": 1, "card": "ZZ"}})
     assert r.status_code == 422 and r.json["code"] == "invalid_card"
+
+
+def test_order_invalid_move_after_wrong_phase_before_the_seat_checks():
+    """CONVENTIONS.md invalid_move (not in yukon.md §8; docs/wire.md): after wrong_phase, before invalid_player and not_your_turn."""
+    refuse(y4_hand_over(), BadMove("invalid_move", "play needs 'card'", "play", 1), "wrong_phase")
+    refuse(new(), BadMove("invalid_move", "play needs 'card'", "play", 0), "invalid_move")
+    refuse(new(), BadMove("invalid_move", "type is required", None, None), "invalid_move")
+    refuse(new(), BadMove("invalid_move", "x", "next_deal", 1), "wrong_phase")
