@@ -418,8 +418,8 @@ def _passes(validator: Any, instance: Any, sub: Any, index: int) -> bool:
 def _any_of(validator: Any, any_of: list[Any], instance: Any, schema: Any) -> Iterator[ValidationError]:
     if any(_passes(validator, instance, sub, i) for i, sub in enumerate(any_of)):
         return
-    if _probing:
-        yield ValidationError("is not valid under any of the given schemas")
+    if _probing:  # a branch being tried: one error says it fails; the full report is for the top level
+        yield ValidationError(f"{instance!r:.80} is not valid under any of the given schemas", validator="anyOf")
         return
     yield from _BASE_KEYWORDS["anyOf"](validator, any_of, instance, schema)
 

@@ -4,7 +4,10 @@ A scenario is data in wire form (STYLE.md B6): ``players``, ``options``, ``deck`
 ``state`` (a start position in wire form, for specs whose examples give positions), ``seed`` (when
 the game keeps it, e.g. for in-game shuffles) and ``steps``; each step is ``{"move": {...}}`` and/or ``{"expect": {...}}`` (the checks apply to the
 current position, before the step's move). ``base: <file>`` means "first run all steps of that
-file" and inherits its ``players``/``options``/``deck`` unless the scenario sets them.
+file" and inherits its ``players``/``options``/``deck`` unless the scenario sets them. An optional
+``position`` (wire-form state fields, e.g. ``{"scores": [150, 140]}``) is laid over the dealt state
+before the first step, for a spec example given as an explicit position; it is a plain state, so
+only the engine and open-mode HTTP replay it (sealed mode refuses plain states).
 
 ``load_scenarios`` resolves ``base``, so every runner (this engine runner, the HTTP runner) gets
 self-contained scenarios. ``run_engine`` replays one through the engine (with the real wire codec
@@ -69,6 +72,8 @@ def _resolve(folder: Path, name: str, seen: tuple[str, ...]) -> dict[str, Any]:
     scenario = dict(raw)
     for key in ("players", "options", "deck", "state", "seed"):
         scenario.setdefault(key, base.get(key))
+    if "position" in base:
+        scenario.setdefault("position", base["position"])
     scenario["steps"] = list(base["steps"]) + list(raw.get("steps", []))
     scenario["based_on"] = [*base.get("based_on", []), base_name]
     return scenario
@@ -114,6 +119,8 @@ def run_engine(scenario: Mapping[str, Any]) -> Any:
     else:
         deck = tuple(Card.parse(c) for c in scenario["deck"])
         state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck, scenario.get("seed"))
+    if "position" in scenario:  # fields laid over the dealt state (e.g. running scores)
+        state = codec.schema.load_state({**codec.dump_state(state), **scenario["position"]})
     for index, step in enumerate(scenario["steps"]):
         where = f"{scenario.get('title', '?')}: step {index}"
         unknown = set(step) - {"move", "expect", "note"}
@@ -190,8 +197,8 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
     seat to move), refusals, status, scores and winner; the full-state subsets are not visible.
     """
     base = f"/v1/games/{scenario['game']}"
-    if scenario.get("state") is not None:
-        env, headers = _start_from_position(client, scenario, sealed)
+    if scenario.get("state") is not None or "position" in scenario:
+        env, headers = _start_from_position(client, {**scenario, "state": _start_state(scenario)}, sealed)
     else:
         body = {"players": scenario.get("players", 2), "options": scenario.get("options") or {}, "deck": scenario["deck"]}
         if scenario.get("seed") is not None:
@@ -235,6 +242,21 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
             assert r.status_code == 200, f"{where}: {step['move']} → {r.json}"
             env = r.json
     return env
+
+
+def _start_state(scenario: Mapping[str, Any]) -> Any:
+    """The wire start state of a scenario that gives one: its ``state``, or the state dealt from
+    its ``deck`` with its ``position`` fields laid over."""
+    if scenario.get("state") is not None and "position" not in scenario:
+        return scenario["state"]
+    engine, codec = find(scenario["game"]), SCHEMAS[scenario["game"]]
+    players = scenario.get("players", 2)
+    if scenario.get("state") is not None:
+        state = codec.schema.load_state(scenario["state"])
+    else:
+        deck = tuple(Card.parse(c) for c in scenario["deck"])
+        state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck, scenario.get("seed"))
+    return {**codec.dump_state(state), **scenario["position"]}
 
 
 def _start_from_position(client: Any, scenario: Mapping[str, Any], sealed: bool) -> tuple[dict[str, Any], dict[str, str]]:

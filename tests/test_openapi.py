@@ -89,6 +89,11 @@ STUKOLKA_CODES = {
     "too_many_cards", "not_enough_stock", "must_lead_trump_ace", "must_lead_trump_king",
     "must_follow_suit", "must_beat", "must_trump",
 }  # stukolka.md §8
+YUKON_CODES = {
+    "invalid_players", "invalid_option", "invalid_deck", "invalid_state", "unknown_move_type", "game_over",
+    "wrong_phase", "invalid_player", "not_your_turn", "invalid_card", "card_not_in_hand", "must_follow_suit",
+    "must_play_yukon",
+}  # yukon.md §8
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -261,7 +266,7 @@ def test_error_statuses_per_operation() -> None:
 
 
 def test_problem_codes_cover_every_code() -> None:
-    """Every code of CONVENTIONS.md, schnapsen.md §8, seven_up.md §8 and docs/wire.md is in Problem.code's enum, and no other."""
+    """Every code of CONVENTIONS.md, schnapsen.md §8, every game's §8 and docs/wire.md is in Problem.code's enum, and no other."""
     codes = problem_codes()
     assert COMMON_CODES <= codes
     assert SCHNAPSEN_CODES <= codes
@@ -269,9 +274,10 @@ def test_problem_codes_cover_every_code() -> None:
     assert BRAGGING_CODES <= codes
     assert SEVEN_UP_CODES <= codes
     assert STUKOLKA_CODES <= codes
+    assert YUKON_CODES <= codes
     assert HTTP_CODES <= codes
     assert SLAPJACK_CODES <= codes and SNAP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | SLAPJACK_CODES | STUKOLKA_CODES | HTTP_CODES
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | SLAPJACK_CODES | STUKOLKA_CODES | YUKON_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
@@ -300,6 +306,8 @@ def test_transcribed_codes_match_the_specs() -> None:
     assert section8 | creation == SEVEN_UP_CODES
     stukolka = (SHARED / "rules" / "stukolka.md").read_text(encoding="utf-8")
     assert _table_codes(stukolka, "## 8. Errors", "\n## 9.") == STUKOLKA_CODES
+    yukon = (SHARED / "rules" / "yukon.md").read_text(encoding="utf-8")
+    assert _table_codes(yukon, "## 8. Errors", "\n## 9.") == YUKON_CODES
 
 
 def test_wire_md_codes_are_listed() -> None:
