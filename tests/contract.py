@@ -281,6 +281,8 @@ def _compile(schema: dict[str, Any]) -> Pred | None:
             checks.append(lambda x, m=value: not _number(x) or x >= m)
         elif key == "maximum":
             checks.append(lambda x, m=value: not _number(x) or x <= m)
+        elif key == "multipleOf" and isinstance(value, int):
+            checks.append(lambda x, m=value: not _number(x) or (type(x) is int and x % m == 0))  # floats: jsonschema
         elif key == "minLength":
             checks.append(lambda x, n=value: not isinstance(x, str) or len(x) >= n)
         elif key == "maxLength":
@@ -391,7 +393,14 @@ def _object_check(schema: dict[str, Any]) -> Pred | None:
 _BASE_KEYWORDS: Final = Draft202012Validator.VALIDATORS
 
 
+_probing = 0
+"""> 0 while ``_passes`` asks only *whether* a subschema holds: its errors are thrown away, so a
+failing ``anyOf``/``oneOf`` inside a probe yields one plain error instead of collecting the errors
+of every branch (which grows with every game in the ``Any…`` unions). Verdicts are unchanged."""
+
+
 def _passes(validator: Any, instance: Any, sub: Any, index: int) -> bool:
+    global _probing
     fast = _fast(sub)
     if fast is not None and fast(instance):
         return True
@@ -399,17 +408,27 @@ def _passes(validator: Any, instance: Any, sub: Any, index: int) -> bool:
         # a bare union (AnyState, AnyView, ...): valid iff a branch is, without building the
         # union's error (which would list every branch's errors, one more branch per game)
         return any(_passes(validator, instance, branch, i) for i, branch in enumerate(sub["anyOf"]))
-    return next(validator.descend(instance, sub, schema_path=index), None) is None
+    _probing += 1
+    try:
+        return next(validator.descend(instance, sub, schema_path=index), None) is None
+    finally:
+        _probing -= 1
 
 
 def _any_of(validator: Any, any_of: list[Any], instance: Any, schema: Any) -> Iterator[ValidationError]:
     if any(_passes(validator, instance, sub, i) for i, sub in enumerate(any_of)):
+        return
+    if _probing:  # a branch being tried: one error says it fails; the full report is for the top level
+        yield ValidationError(f"{instance!r:.80} is not valid under any of the given schemas", validator="anyOf")
         return
     yield from _BASE_KEYWORDS["anyOf"](validator, any_of, instance, schema)
 
 
 def _one_of(validator: Any, one_of: list[Any], instance: Any, schema: Any) -> Iterator[ValidationError]:
     if sum(_passes(validator, instance, sub, i) for i, sub in enumerate(one_of)) == 1:
+        return
+    if _probing:
+        yield ValidationError("is not valid under exactly one of the given schemas")
         return
     yield from _BASE_KEYWORDS["oneOf"](validator, one_of, instance, schema)
 

@@ -82,4 +82,6 @@ def hidden_cards_shown(app: Flask, path: str, query_as: str | None, request_json
         allowed |= {str(c) for c in engine.visible_cards(before, viewer)}
     scanned_responses += 1
     shown = {k: v for k, v in envelope.items() if k not in NOT_SHOWN}
+    if isinstance(shown.get("state"), dict):  # options name no card's place (Yukon's removed_two: "2C")
+        shown["state"] = {k: v for k, v in shown["state"].items() if k != "options"}
     return set(card_strings(shown, pack_names, keys=True)) - allowed

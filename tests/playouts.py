@@ -14,6 +14,7 @@ Everything here is deterministic: decks come from the project's seeded shuffle a
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import random
 from collections.abc import Callable, Iterator, Sequence
@@ -22,15 +23,20 @@ from typing import Any, Final
 
 from service.cards import SUITS, Card
 from service.cards.shuffle import deal_deck
+from service.engines.base import is_listed
+from service.engines.claims import MAX_AT, Claim
 
 __all__ = [
     "CHOOSERS",
+    "CLAIM_RATE",
+    "LATE_AT",
     "MAX_PER_CLASS",
     "SKIPPED_FIELDS",
     "Step",
     "candidate_moves",
     "fill_template",
     "is_template",
+    "light_invariants",
     "move_classes",
     "random_playout",
 ]
@@ -43,6 +49,12 @@ MAX_PER_CLASS: Final = 600
 
 CANDIDATE_DECK_SEED: Final = 987_654_321
 """Seed of the concrete deck that fills ``deck`` fields of candidate moves."""
+
+LATE_AT: Final = 2**40
+"""The ``at`` that fills a listed claim template outside a playout: later than any stamp a playout makes."""
+
+CLAIM_RATE: Final = 0.45
+"""Timed claim games (moves with ``at``): how often a playout makes claims instead of the listed flip."""
 
 SKIPPED_FIELDS: set[tuple[str, str, str]] = set()
 """(game, move type, field) that ``candidate_moves`` could not fill generically, so it built no
@@ -65,15 +77,16 @@ def is_template(move: Any) -> bool:
     return callable(fills) and not fills(move)
 
 
-def fill_template(move: Any, deck: Sequence[Card], bump: int = 0) -> Any:
-    """A concrete move filling template ``move``: every empty ``deck`` field set to ``deck``.
+def fill_template(move: Any, deck: Sequence[Card], bump: int = 0, at: int = LATE_AT) -> Any:
+    """A concrete move filling template ``move``.
 
-    Three template kinds: ``NextDeal`` (service/engines/moves.py), filled with ``deck``; an amount
+    Four template kinds: ``NextDeal`` (service/engines/moves.py), filled with ``deck``; an amount
     range (Bragging's ``{"type": "raise", "min_to": m}``, ``{"type": "blind", "min_amount": m}``),
-    whose empty field ``X`` is set from ``min_X`` plus ``bump``; and a choice of ``count`` cards of
-    a known ``hand`` (Seven Up's ``discard``), filled with the hand's first ``count`` cards in
-    ``deck`` order (so a shuffled ``deck`` picks a random subset). A new template kind with another
-    missing field needs a line here.
+    whose empty field ``X`` is set from ``min_X`` plus ``bump``; a choice of ``count`` cards of a
+    known ``hand`` (Seven Up's ``discard``), filled with the hand's first ``count`` cards in
+    ``deck`` order (so a shuffled ``deck`` picks a random subset); and a timed claim (Slapjack,
+    Snap: service/engines/claims.py) whose empty ``at`` is set to ``at``. A new template kind with
+    another missing field needs a line here.
     """
     names = {f.name for f in dataclasses.fields(move)}
     amounts = {n[4:]: getattr(move, n) for n in names if n.startswith("min_") and n[4:] in names}
@@ -83,10 +96,12 @@ def fill_template(move: Any, deck: Sequence[Card], bump: int = 0) -> Any:
     elif {"cards", "count", "hand"} <= names and move.cards is None:
         held = set(move.hand)
         filled = dataclasses.replace(move, cards=tuple(c for c in deck if c in held)[: move.count], count=None)
-    elif "deck" not in names or move.deck is not None:
-        raise AssertionError(f"do not know how to fill template {move!r}")
-    else:
+    elif "deck" in names and move.deck is None:
         filled = dataclasses.replace(move, deck=tuple(deck))
+    elif "at" in names and move.at is None:
+        filled = type(move)(player=move.player, at=at)
+    else:
+        raise AssertionError(f"do not know how to fill template {move!r}")
     if not move.filled_by(filled):
         raise AssertionError(f"{filled!r} does not fill template {move!r}")
     return filled
@@ -151,13 +166,19 @@ def random_playout(
     rng = random.Random(seed)
     deal_number = 1
     choose = CHOOSERS.get(engine.GAME_ID)
+    timed = is_timed(engine)
+    clock = 0
     for _ in range(max_moves):
         if engine.outcome(state) is not None:
             return
         legal = engine.legal_moves(state)
         if not legal:
             raise AssertionError(f"{engine.GAME_ID}: no legal move although the game is not over (seed {seed})")
-        move = legal[rng.randrange(len(legal))] if choose is None else choose(state, legal, rng)
+        if timed:
+            clock += rng.randrange(0, 60)
+            move = _timed_move(engine, legal, rng, clock)
+        else:
+            move = legal[rng.randrange(len(legal))] if choose is None else choose(state, legal, rng)
         if is_template(move):
             if getattr(move, "deck", False) is None:
                 deal_number += 1
@@ -169,6 +190,93 @@ def random_playout(
         after = engine.apply(state, move)
         yield state, move, after
         state = after
+
+
+def light_invariants(engine: ModuleType, state: Any, codec: Any = None) -> None:
+    """The cheaper of the generic invariants (tests/test_engine_contract.py), for many-game runs:
+    ``check_state`` passes; moves are listed iff the game goes on; every listed move (a template
+    once filled) is accepted; with ``codec``, the wire form loads back to the same state."""
+    engine.check_state(state)
+    legal = engine.legal_moves(state)
+    assert bool(legal) == (engine.outcome(state) is None), legal
+    for move in legal:
+        engine.apply(state, fill_template(move, ()) if is_template(move) else move)
+    if codec is not None:
+        assert codec.load_state(codec.dump_state(state)) == state
+
+
+# --- timed claims (Slapjack, Snap) ----------------------------------------------------------------
+
+
+def is_timed(engine: ModuleType) -> bool:
+    """Whether the game's moves carry client timestamps (an ``at`` field)."""
+    return any("at" in {f.name for f in dataclasses.fields(cls)} for cls in move_classes(engine).values())
+
+
+def _timed_move(engine: ModuleType, legal: Sequence[Any], rng: random.Random, clock: int) -> Any:
+    """A playout move of a timed claim game at time ``clock`` (ms, non-decreasing).
+
+    With probability ``CLAIM_RATE`` (or when nothing else is listed) one to three seats that may
+    claim do so in one move, stamped around ``clock``: some before the last flip (stale), some at
+    the same instant (ties judged by list order), true or false as the position makes them.
+    Otherwise a listed non-claim move (the flip), stamped ``clock`` or, one time in five, unstamped.
+    """
+    claims = [m for m in legal if is_template(m)]
+    others = [m for m in legal if not is_template(m)]
+    if claims and (not others or rng.random() < CLAIM_RATE):
+        k = 1 if rng.random() < 0.6 else rng.randint(2, 3)
+        chosen = rng.sample(claims, min(k, len(claims)))
+        stamps = []
+        for _ in chosen:
+            if stamps and rng.random() < 0.3:
+                stamps.append(stamps[-1])  # simultaneous
+            else:
+                stamps.append(clock - rng.randrange(0, 90) if rng.random() < 0.25 else clock + rng.randrange(0, 200))
+        move = _claim_move(engine, chosen[0], [Claim(t.player, at) for t, at in zip(chosen, stamps)])
+        if not is_listed(move, legal):  # every claim was stale: stamp them now instead
+            move = _claim_move(engine, chosen[0], [Claim(t.player, clock) for t in chosen])
+        return move
+    move = others[rng.randrange(len(others))]
+    if "at" in {f.name for f in dataclasses.fields(move)}:
+        move = type(move)(player=move.player, at=None if rng.random() < 0.2 else clock)
+    return move
+
+
+def _claim_move(engine: ModuleType, template: Any, claims: Sequence[Claim]) -> Any:
+    """A single claim, or the game's batch of ``claims`` (its first claimant fills ``template``)."""
+    if len(claims) == 1:
+        return type(template)(player=claims[0].player, at=claims[0].at)
+    return move_classes(engine)[template.BATCH](claims=tuple(claims))
+
+
+def _timestamps(state: Any) -> list[int]:
+    """``at`` values worth trying in ``state``: around the last flip, and just out of range."""
+    last = getattr(state, "last_flip_at", None)
+    around = [] if last is None else [last - 1, last, last + 1]
+    return [v for v in (0, *around) if v >= 0] + [-1, MAX_AT + 1]
+
+
+def _batch_candidates(cls: type, state: Any, n_seats: int, salt: int) -> list[Any]:
+    """A few batches of claims for ``cls`` (``slaps``, ``snaps``): empty, one claim, competing, tied,
+    a seat twice, stale only, stale beside fresh, a non-seat, a bad stamp, and a top-level player."""
+    last = getattr(state, "last_flip_at", None)
+    fresh = 0 if last is None else last
+    stale = fresh - 1
+    a, b, c = salt % n_seats, (salt + 1) % n_seats, (salt + 2) % n_seats
+    shapes: list[tuple[tuple[int, int], ...]] = [
+        (),
+        ((a, fresh),),
+        ((a, fresh + 5), (b, fresh)),
+        ((b, fresh), (a, fresh), (c, fresh + 1)),
+        ((a, fresh), (a, fresh + 1)),
+        ((a, fresh), (n_seats, fresh)),
+        ((a, fresh), (b, -1)),
+    ]
+    if stale >= 0:
+        shapes += [((a, stale),), ((a, stale), (b, fresh))]
+    out = [cls(claims=tuple(Claim(p, t) for p, t in shape)) for shape in shapes]
+    out.append(cls(claims=(Claim(a, fresh),), player=b))
+    return out
 
 
 # --- candidate moves ------------------------------------------------------------------------------
@@ -222,9 +330,13 @@ def _field_values(
         values += list(SUITS)
     elif name == "deck":
         values += [deck, deck[:-1], deck[:-1] + deck[:1]]
-    elif name == "cards":  # a list of cards: none, one, a pair, a card twice, three, and the listed ones reordered
+    elif name == "cards" or base == "tuple[Card,...]":
+        # a list of cards: none, one, a pair, a card twice, three; the listed ones reordered, with a
+        # card twice, and the cards held plus one more (a discard or exposure just off its rules)
+        held = _unique([c for v in seen for c in v])
         values += [(), (pack[0],), tuple(pack[:2]), (pack[0], pack[0]), tuple(pack[:3])]
         values += [tuple(reversed(v)) for v in seen] + [v + v[:1] for v in seen if v]
+        values += [tuple(held), tuple(held[:1] * 2), tuple(held) + (pack[-1],)]
     elif base == "bool":
         values += [False, True]
     values += seen
@@ -252,10 +364,24 @@ def _near_fills(move: Any, deck: Sequence[Card]) -> list[Any]:
 
 def _unique(values: list[Any]) -> list[Any]:
     out: list[Any] = []
+    seen: set[tuple[type, Any]] = set()
     for v in values:
-        if not any(type(v) is type(w) and v == w for w in out):
-            out.append(v)
+        try:
+            key = (type(v), v)
+            if key in seen:
+                continue
+            seen.add(key)
+        except TypeError:  # unhashable: compare by equality
+            if any(type(v) is type(w) and v == w for w in out):
+                continue
+        out.append(v)
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _candidate_deck(pack: tuple[Card, ...]) -> tuple[Card, ...]:
+    """The concrete deck that fills ``deck`` fields of candidates (shuffled once per pack)."""
+    return deal_deck(pack, CANDIDATE_DECK_SEED)
 
 
 def candidate_moves(
@@ -283,7 +409,7 @@ def candidate_moves(
         turn = sorted(engine.to_move(state))
         others = [s for s in range(n_seats) if s not in turn]
         seats = turn + ([others[salt % len(others)]] if others else [])
-    deck = deal_deck(pack, CANDIDATE_DECK_SEED)
+    deck = _candidate_deck(tuple(pack))
     legal = engine.legal_moves(state)
     out: list[Any] = []
     hashed: set[Any] = set()
@@ -309,10 +435,19 @@ def candidate_moves(
             SKIPPED_FIELDS.add((engine.GAME_ID, kind, "<no move class found>"))
             continue
         fields = dataclasses.fields(cls)
+        if "claims" in {f.name for f in fields}:  # a batch of timed claims
+            for move in _batch_candidates(cls, state, n_seats, salt):
+                add(move)
+            continue
         domains = []
         for f in fields:
             seen = [getattr(m, f.name) for m in legal if isinstance(m, cls) and getattr(m, f.name) is not None]
-            values = _field_values(f, seats, pack, deck, seen)
+            if f.metadata.get("wire") is False and f.default is None:
+                values: list[Any] | None = [None]  # bookkeeping a listed move carries, never sent (a claim window)
+            else:
+                values = _field_values(f, seats, pack, deck, seen)
+            if values is not None and f.name == "at":
+                values = _unique(values + _timestamps(state))
             if values is None:
                 SKIPPED_FIELDS.add((engine.GAME_ID, kind, f.name))
                 break

@@ -1,9 +1,13 @@
 """Replay the specs' worked examples (``tests/scenarios/<game_id>/*.yaml``) through an engine.
 
 A scenario is data in wire form (STYLE.md B6): ``players``, ``options``, ``deck`` (top first) or
-``state`` (a start position in wire form, for specs whose examples give positions) and ``steps``; each step is ``{"move": {...}}`` and/or ``{"expect": {...}}`` (the checks apply to the
+``state`` (a start position in wire form, for specs whose examples give positions), ``seed`` (when
+the game keeps it, e.g. for in-game shuffles) and ``steps``; each step is ``{"move": {...}}`` and/or ``{"expect": {...}}`` (the checks apply to the
 current position, before the step's move). ``base: <file>`` means "first run all steps of that
-file" and inherits its ``players``/``options``/``deck`` unless the scenario sets them.
+file" and inherits its ``players``/``options``/``deck`` unless the scenario sets them. An optional
+``position`` (wire-form state fields, e.g. ``{"scores": [150, 140]}``) is laid over the dealt state
+before the first step, for a spec example given as an explicit position; it is a plain state, so
+only the engine and open-mode HTTP replay it (sealed mode refuses plain states).
 
 ``load_scenarios`` resolves ``base``, so every runner (this engine runner, the HTTP runner) gets
 self-contained scenarios. ``run_engine`` replays one through the engine (with the real wire codec
@@ -66,8 +70,10 @@ def _resolve(folder: Path, name: str, seen: tuple[str, ...]) -> dict[str, Any]:
         return raw
     base = _resolve(folder, base_name, (*seen, name))
     scenario = dict(raw)
-    for key in ("players", "options", "deck", "state"):
+    for key in ("players", "options", "deck", "state", "seed"):
         scenario.setdefault(key, base.get(key))
+    if "position" in base:
+        scenario.setdefault("position", base["position"])
     scenario["steps"] = list(base["steps"]) + list(raw.get("steps", []))
     scenario["based_on"] = [*base.get("based_on", []), base_name]
     return scenario
@@ -112,7 +118,9 @@ def run_engine(scenario: Mapping[str, Any]) -> Any:
         state = codec.schema.load_state(scenario["state"])
     else:
         deck = tuple(Card.parse(c) for c in scenario["deck"])
-        state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck)
+        state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck, scenario.get("seed"))
+    if "position" in scenario:  # fields laid over the dealt state (e.g. running scores)
+        state = codec.schema.load_state({**codec.dump_state(state), **scenario["position"]})
     for index, step in enumerate(scenario["steps"]):
         where = f"{scenario.get('title', '?')}: step {index}"
         unknown = set(step) - {"move", "expect", "note"}
@@ -189,10 +197,12 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
     seat to move), refusals, status, scores and winner; the full-state subsets are not visible.
     """
     base = f"/v1/games/{scenario['game']}"
-    if scenario.get("state") is not None:
-        env, headers = _start_from_position(client, scenario, sealed)
+    if scenario.get("state") is not None or "position" in scenario:
+        env, headers = _start_from_position(client, {**scenario, "state": _start_state(scenario)}, sealed)
     else:
         body = {"players": scenario.get("players", 2), "options": scenario.get("options") or {}, "deck": scenario["deck"]}
+        if scenario.get("seed") is not None:
+            body["seed"] = scenario["seed"]
         r = client.post(f"{base}/new", json=body)
         assert r.status_code == 201, r.json
         env = r.json
@@ -206,8 +216,8 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
         expect = step.get("expect", {})
         if "legal" in expect:
             got: list[str] = []
-            if sealed:
-                for seat in env["to_move"]:
+            if sealed:  # every seat's view lists that seat's moves (claims are open to seats not to move)
+                for seat in range(scenario.get("players", 2)):
                     seen = client.post(f"{base}/state?as={seat}", json=source(env), headers=headers).json
                     got += [_canon(m) for m in seen["legal_moves"]]
             else:
@@ -232,6 +242,21 @@ def run_http(client: Any, scenario: Mapping[str, Any], sealed: bool = False) -> 
             assert r.status_code == 200, f"{where}: {step['move']} → {r.json}"
             env = r.json
     return env
+
+
+def _start_state(scenario: Mapping[str, Any]) -> Any:
+    """The wire start state of a scenario that gives one: its ``state``, or the state dealt from
+    its ``deck`` with its ``position`` fields laid over."""
+    if scenario.get("state") is not None and "position" not in scenario:
+        return scenario["state"]
+    engine, codec = find(scenario["game"]), SCHEMAS[scenario["game"]]
+    players = scenario.get("players", 2)
+    if scenario.get("state") is not None:
+        state = codec.schema.load_state(scenario["state"])
+    else:
+        deck = tuple(Card.parse(c) for c in scenario["deck"])
+        state = engine.new_game(codec.load_options(scenario.get("options") or {}), players, deck, scenario.get("seed"))
+    return {**codec.dump_state(state), **scenario["position"]}
 
 
 def _start_from_position(client: Any, scenario: Mapping[str, Any], sealed: bool) -> tuple[dict[str, Any], dict[str, str]]:

@@ -95,3 +95,12 @@ def test_all_fours_count_out_stops_at_the_first_party_to_reach_the_target() -> N
     # Nobody reaches the target; a point awarded to nobody is not credited.
     result = count_out([0, 0], [0, None, 1, 0], target=7)
     assert result == ((2, 1), (True, False, True, True), None)
+
+
+def test_copies_of_a_card_are_the_interned_card() -> None:
+    """Cards are immutable and interned: copy and deepcopy return the card itself (cheap state snapshots)."""
+    import copy
+
+    card = Card.parse("10H")
+    assert copy.copy(card) is card and copy.deepcopy(card) is card
+    assert copy.deepcopy((card, [card]))[1][0] is card

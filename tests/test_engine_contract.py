@@ -54,17 +54,28 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12, "bragging": 60, "seven_up": 600}
+MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12, "bragging": 60, "seven_up": 600, "california_jack": 120, "slapjack": 8, "snap": 4, "yukon": 600}
 """Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states.
 Russian Bank: one deal per game of ~400 moves, ~4,800 states (500 more games, with the cheaper
 core invariants, in tests/engines/test_russian_bank.py).
 Bragging: ~200 hands per player count (2 to 8), ~20,000 states in all; its own test file plays
 1,000+ hands per player count with the cheaper checks (tests/engines/test_bragging.py).
-Seven Up: 600 whole matches per player count, 1,000+ deals each (1,000 matches would take ~120 s)."""
+Seven Up: 600 whole matches per player count, 1,000+ deals each (1,000 matches would take ~120 s).
+California Jack: whole matches, a quarter to the default target of 10 (~215 deals, ~11,500 states;
+its state costs ~2 ms per state here, so the 1,000-match run is tests/engines/test_california_jack.py's
+lighter test_random_matches_*).
+Slapjack: 8 whole games for each of its 7 player counts (56 games, ~15,000 states, about
+Schnapsen's cost: every state here is a 52-card deep copy); Snap: 4 per count (28 games, each about
+twice as long). tests/engines/test_slapjack.py and test_snap.py each play 1,008 more seeded games with
+the cheaper invariants.
+Yukon: over 1,000 hands per player count (52,000 to 66,000 states), 150 of the matches played to 250."""
+MATCHES_BY_COUNT: Final[dict[str, dict[int, int]]] = {"stukolka": {3: 290, 4: 245, 5: 220, 6: 160, 7: 130}}
+"""Where a game's matches grow with the player count: matches per player count (over MATCHES).
+Stukolka: ≥ 1,000 deals per player count (a game runs until a deal leaves nothing carried)."""
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180, "seven_up": 1000}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180, "seven_up": 1000, "california_jack": 200, "stukolka": 1000, "yukon": 1000}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
@@ -96,6 +107,33 @@ OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {
         {"follow_rule": "follow_or_trump_compulsory", "game_tie": "eldest", "target": 2},
         {"target": 2, "game_tie": "eldest"}, {"target": 5}, {"target": 2},
     ),
+    # California Jack: the string options cycle here (the booleans are randomized); a quarter of
+    # the matches go to the default target of 10, the rest to small targets (a hand is 53 moves).
+    "california_jack": (
+        {"target": 1},
+        {},
+        {"target": 1, "trump_mode": "fixed"},
+        {"target": 2, "follow_rule": "follow_or_trump"},
+        {"target": 1, "follow_rule": "follow_or_trump_compulsory"},
+        {"target": 1, "trump_mode": "fixed", "follow_rule": "follow_or_trump_compulsory"},
+        {"trump_mode": "fixed", "follow_rule": "follow_or_trump", "start_scores": (0, 5)},
+        {"target": 3, "start_scores": (2, 0)},
+    ),
+    # Stukolka never ends without a deal limit, and then only after a deal that leaves nothing
+    # carried; random play in penalize mode breaks a rule in almost every deal (each breach carries
+    # a remiz), so those variants cap the remiz and let a lone tapper take the pot (a quick end).
+    "stukolka": (
+        {"deals": 3},
+        {"deals": 2, "violations": "penalize", "remiz_limit": 12, "lone_tapper": "wins_pot"},
+        {"deals": 2, "stake_by": "all", "lone_tapper": "wins_pot"},
+        {"deals": 3, "pack": 36, "max_exchange": 1},
+        {"deals": 2, "remiz_limit": 6, "max_exchange": 0, "stake": 6},
+        {"deals": 1, "violations": "penalize", "pack": 36, "remiz_limit": 30, "max_exchange": 2, "lone_tapper": "wins_pot"},
+        {"deals": 1, "pack": 36},
+    ),
+    # Yukon: a whole match to 250 takes 3 to 10 hands of ~52 moves; most matches here end after
+    # their first hand (target 1, unless sides tie at the top), every fourth plays to 250.
+    "yukon": ({"target": 1}, {"target": 1}, {"target": 1}, {}),
 }
 """Per-game option overrides, cycled over the matches (on top of the randomized booleans)."""
 
@@ -126,7 +164,29 @@ HISTORY_FIELDS: Final[dict[str, frozenset[str]]] = {
     # Seven Up: ``hand_events`` names a turned jack (still the turn-up, or set aside); ``last_hand``
     # names the previous hand's High, Low and Jack cards (still in its tricks, or already redealt).
     "seven_up": frozenset({"hand_events", "last_hand"}),
+    # California Jack's ``draws`` name cards now in a hand or a trick; ``last_hand`` names the
+    # previous hand's High, Low and Jack.
+    "california_jack": frozenset({"draws", "last_hand"}),
+    # Slapjack's ``last_result`` names the card just flipped, which is also in the centre or a stock.
+    "slapjack": frozenset({"last_result"}),
+    "snap": frozenset({"last_result"}),
+    # Stukolka's ``violations`` name cards that lie in the trick or the completed tricks.
+    "stukolka": frozenset({"violations"}),
+    # Yukon: ``last_trick`` copies the last trick (also in ``won``) and its draws (in hands or the
+    # trick); ``options.removed_two`` names a two, which is no place of a card.
+    "yukon": frozenset({"last_trick", "options"}),
 }
+
+OPEN_MOVES: Final[dict[str, frozenset[str]]] = {
+    # Move types listed for seats that are not to move: real-time claims, open to every seat still
+    # in the game (slapjack.md §6.7). ``to_move`` names only the seat that must flip, and may be
+    # empty while claims are still possible (Slapjack: only a slap can take a jack nobody can cover).
+    "slapjack": frozenset({"slap"}),
+    "snap": frozenset({"snap"}),  # snap.md §6.8 (to_move is null while only a call can end a match)
+}
+
+OPTION_FIELDS: Final = frozenset({"options"})
+"""Left out of the view scan: option values are settings, not cards (Yukon's ``removed_two`` is "2C")."""
 
 KNOWN_BUGS: Final[dict[tuple[str, str], str]] = {
     # (test function name, case id) -> reason; the case is marked xfail(strict=True) until the
@@ -217,7 +277,7 @@ def matches(game_id: str, players: int) -> tuple[Match, ...]:
     """The seeded matches of one case, played once and shared by the tests below."""
     engine = ENGINES[game_id]
     out = []
-    wanted = MATCHES.get(game_id, DEFAULT_MATCHES)
+    wanted = MATCHES_BY_COUNT.get(game_id, {}).get(players, MATCHES.get(game_id, DEFAULT_MATCHES))
     seed = 0
     while len(out) < wanted:
         options = match_options(engine, game_id, players, seed)
@@ -302,11 +362,16 @@ def test_every_state_is_consistent(game_id: str, players: int) -> None:
             turn = engine.to_move(state)
             legal = engine.legal_moves(state)
             assert isinstance(turn, frozenset) and turn <= seats, f"{where}: to_move {turn}"
-            assert bool(legal) == (not done) == bool(turn), f"{where}: legal={legal} to_move={turn} done={done}"
+            open_moves = OPEN_MOVES.get(game_id, frozenset())
+            assert bool(legal) == (not done), f"{where}: legal={legal} done={done}"
+            if turn or not open_moves:
+                assert bool(turn) == (not done), f"{where}: to_move={turn} done={done}"
+            else:
+                assert all(m.TYPE in open_moves for m in legal), f"{where}: nobody to move, yet {legal}"
             assert (engine.status(state) == "finished") == done, f"{where}: status {engine.status(state)}"
             assert engine.status(state) in ("in_progress", "deal_over", "finished"), where
             for move in legal:
-                assert move.player in turn, f"{where}: listed {move} but to_move={turn}"
+                assert move.player in turn or move.TYPE in open_moves, f"{where}: listed {move} but to_move={turn}"
                 assert move.TYPE in engine.MOVE_TYPES, f"{where}: {move} is of no declared move type"
             assert engine.legal_moves(state) == legal, f"{where}: legal_moves is not deterministic"
 
@@ -452,7 +517,7 @@ def test_views_show_no_hidden_card(game_id: str, players: int) -> None:
             either = now_names | {str(c) for c in then}
             view = codec.dump(engine.view(state, v))
             json.dumps(view)
-            shown = set(card_strings(view, pack_names, keys=True)) - now_names
+            shown = set(card_strings(view, pack_names, OPTION_FIELDS, keys=True)) - now_names
             assert not shown, f"{where}: view({v}) shows hidden {sorted(shown)}"
             listed = [] if v is None else [mv for mv in engine.legal_moves(state) if mv.player == v]
             shown = set(card_strings(codec.dump(listed), pack_names, keys=True)) - now_names

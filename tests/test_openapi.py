@@ -78,6 +78,22 @@ SEVEN_UP_CODES = {
     "wrong_discard_count", "must_follow_suit", "must_trump", "gift_not_allowed",
     "invalid_players", "invalid_option",
 }  # seven_up.md §8 (with its creation errors)
+CLAIM_GAME_CODES = {
+    "player_out", "bad_timestamp", "timestamp_out_of_order", "no_claims", "duplicate_claim", "stale_claim",
+}  # snap.md §8 beyond the common codes; slapjack.md §8 adds center_empty
+SLAPJACK_CODES = CLAIM_GAME_CODES | {"center_empty"}
+SNAP_CODES = CLAIM_GAME_CODES
+STUKOLKA_CODES = {
+    "invalid_players", "invalid_option", "invalid_deck", "game_over", "unknown_move_type",
+    "invalid_player", "wrong_phase", "not_your_turn", "duplicate_card", "card_not_in_hand",
+    "too_many_cards", "not_enough_stock", "must_lead_trump_ace", "must_lead_trump_king",
+    "must_follow_suit", "must_beat", "must_trump",
+}  # stukolka.md §8
+YUKON_CODES = {
+    "invalid_players", "invalid_option", "invalid_deck", "invalid_state", "unknown_move_type", "game_over",
+    "wrong_phase", "invalid_player", "not_your_turn", "invalid_card", "card_not_in_hand", "must_follow_suit",
+    "must_play_yukon",
+}  # yukon.md §8
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
@@ -250,15 +266,18 @@ def test_error_statuses_per_operation() -> None:
 
 
 def test_problem_codes_cover_every_code() -> None:
-    """Every code of CONVENTIONS.md, schnapsen.md §8, seven_up.md §8 and docs/wire.md is in Problem.code's enum, and no other."""
+    """Every code of CONVENTIONS.md, schnapsen.md §8, every game's §8 and docs/wire.md is in Problem.code's enum, and no other."""
     codes = problem_codes()
     assert COMMON_CODES <= codes
     assert SCHNAPSEN_CODES <= codes
     assert RUSSIAN_BANK_CODES <= codes
     assert BRAGGING_CODES <= codes
     assert SEVEN_UP_CODES <= codes
+    assert STUKOLKA_CODES <= codes
+    assert YUKON_CODES <= codes
     assert HTTP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | HTTP_CODES
+    assert SLAPJACK_CODES <= codes and SNAP_CODES <= codes
+    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | SLAPJACK_CODES | STUKOLKA_CODES | YUKON_CODES | HTTP_CODES
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:
@@ -285,6 +304,10 @@ def test_transcribed_codes_match_the_specs() -> None:
     section8 = _table_codes(seven_up, "## 8. Errors", "\n## 9.")
     creation = set(re.findall(r"`([a-z_]+)`", seven_up.split("Creation errors:", 1)[1].split("\n", 1)[0]))
     assert section8 | creation == SEVEN_UP_CODES
+    stukolka = (SHARED / "rules" / "stukolka.md").read_text(encoding="utf-8")
+    assert _table_codes(stukolka, "## 8. Errors", "\n## 9.") == STUKOLKA_CODES
+    yukon = (SHARED / "rules" / "yukon.md").read_text(encoding="utf-8")
+    assert _table_codes(yukon, "## 8. Errors", "\n## 9.") == YUKON_CODES
 
 
 def test_wire_md_codes_are_listed() -> None:
@@ -471,7 +494,7 @@ def _broken(mutate: Any) -> dict[str, Any]:
         (lambda b: b["state"].__setitem__("trick", [{"player": 1, "card": "AH"}, {"player": 0, "card": "QC"}]),
          "$.state.trick"),
         (lambda b: b["legal_moves"].append({"type": "play", "player": 1}), "'card' is a required property"),
-        (lambda b: b["legal_moves"].append({"type": "stop", "player": 1}), "$.legal_moves[7]"),
+        (lambda b: b["legal_moves"].append({"type": "no_such_move", "player": 1}), "$.legal_moves[7]"),
         (lambda b: b["events"].append({"type": "card_drawn", "player": 0, "card": "AD", "private_to": 0}),
          "'private_to' was unexpected"),
         (lambda b: b["scores"].pop("totals"), "'totals' is a required property"),

@@ -285,7 +285,18 @@ def _acting(engine: Any, codec: GameCodec, loaded: _Loaded, raw_move: dict[str, 
     move = codec.load_move(raw_move, engine.players(loaded.state))
     if loaded.match_id is not None:
         seats = engine.players(loaded.state)
-        if move.player is not None:
+        claims = getattr(move, "claims", None)  # a batch of claims (slaps, snaps) names no single player
+        claimants = {c.player for c in claims} if claims else set()
+        if len(claimants) == 1:
+            _authorize(loaded.match_id, seats, claimants.pop())
+        elif claimants:  # claims of several seats: only the table (the judges) may send them together
+            presented = request.headers.get("X-Seat-Key", "")
+            sealer = _sealer()
+            assert sealer is not None
+            if not presented or sealer.identify(loaded.match_id, seats, presented) != TABLE:
+                code = "bad_seat_key" if presented else "seat_key_required"
+                raise ApiError(403, code, "Claims of several seats in one move need the table key in X-Seat-Key.")
+        elif move.player is not None:
             _authorize(loaded.match_id, seats, move.player)
         else:  # an unreadable seat: the engine refuses the move, but only for a player of this match
             presented = request.headers.get("X-Seat-Key", "")

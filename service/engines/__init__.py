@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, Final
 
-from . import bragging, russian_bank, schnapsen, seven_up
+from . import bragging, california_jack, russian_bank, schnapsen, seven_up, slapjack, snap, stukolka, yukon
 from .base import Engine
 
 __all__ = ["ENGINES", "UnknownGame", "find"]
@@ -20,7 +20,7 @@ class UnknownGame(LookupError):
         self.game_id = game_id
 
 
-ENGINES: Final[Mapping[str, Any]] = MappingProxyType({m.GAME_ID: m for m in (schnapsen, seven_up, bragging, russian_bank)})
+ENGINES: Final[Mapping[str, Any]] = MappingProxyType({m.GAME_ID: m for m in (schnapsen, seven_up, california_jack, yukon, stukolka, bragging, slapjack, snap, russian_bank)})
 
 
 def find(game_id: str) -> Engine:

@@ -12,7 +12,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any, Final
 
 from ..engines import ENGINES
-from . import bragging, russian_bank, schnapsen, seven_up
+from . import bragging, california_jack, russian_bank, schnapsen, seven_up, slapjack, snap, stukolka, yukon
 from .common import load_options, to_wire
 from .packed import Packer
 
@@ -67,5 +67,5 @@ class GameCodec:
 
 
 SCHEMAS: Final[Mapping[str, GameCodec]] = MappingProxyType(
-    {m.GAME_ID: GameCodec(ENGINES[m.GAME_ID], m) for m in (schnapsen, seven_up, bragging, russian_bank)}
+    {m.GAME_ID: GameCodec(ENGINES[m.GAME_ID], m) for m in (schnapsen, seven_up, california_jack, yukon, stukolka, bragging, slapjack, snap, russian_bank)}
 )

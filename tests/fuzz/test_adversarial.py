@@ -30,6 +30,7 @@ from service.schemas import SCHEMAS
 from service.sealing import MAX_TOKEN_CHARS, Sealer
 from tests.conftest import KEY_NEW, KEY_OLD, KEY_OTHER, make_app
 from tests.playouts import card_strings, random_playout
+from tests.test_engine_contract import HISTORY_FIELDS
 
 pytestmark = pytest.mark.slow
 
@@ -51,6 +52,15 @@ def positions(game: str) -> tuple[dict[str, Any], ...]:
     steps = list(random_playout(engine, players, seed=20261130, max_moves=400))
     picked = [steps[0][0]] + [after for _, _, after in steps[:: max(1, len(steps) // 5)]]
     return tuple(codec.dump_state(s) for s in picked)
+
+
+@functools.cache
+def not_places(game: str) -> frozenset[str]:
+    """Top-level fields whose cards are not places of their own: derived values (ignored on
+    input) and records that repeat cards held elsewhere (the invariant suite's HISTORY_FIELDS)."""
+    engine = ENGINES[game]
+    state = next(random_playout(engine, engine.DEFAULT_PLAYERS, seed=1))[0]
+    return frozenset(engine.derived(state)) | HISTORY_FIELDS.get(game, frozenset())
 
 
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -76,8 +86,12 @@ def _pack_names(game: str) -> frozenset[str]:
 
 
 def _card_paths(game: str, state: dict[str, Any]) -> list[tuple[Any, ...]]:
-    names = _pack_names(game)
-    return [p for p in _paths(state) if isinstance(p[-1], int) and isinstance(_get(state, p), str) and _get(state, p) in names]
+    """Paths of the cards in the state's places (list entries naming a card of the pack)."""
+    names, skip = _pack_names(game), not_places(game)
+    return [
+        p for p in _paths(state)
+        if p[0] not in skip and isinstance(p[-1], int) and isinstance(_get(state, p), str) and _get(state, p) in names
+    ]
 
 
 def _post_state(client: FlaskClient, game: str, state: Any) -> Any:

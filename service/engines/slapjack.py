@@ -1,0 +1,590 @@
+"""Slapjack: turn cards to a centre pile in turn; the first hand on a jack takes the pile.
+
+The contract is ``shared/rules/slapjack.md``; section numbers (§) below refer to it. Pure functions
+over an immutable ``State``; decks, seeds and the clients' timestamps arrive as data. The deal,
+flips and the judging of competing claims are shared with Snap (``claims.py``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from functools import lru_cache
+from typing import ClassVar, Final, NamedTuple
+
+from ..cards import Card
+from ..cards.packs import DeckProblem, check_deck, full_52
+from ..cards.shuffle import MAX_SEED, seeded_shuffle
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .claims import (
+    BatchClaim,
+    Claim,
+    ClaimWindow,
+    Flip,
+    SingleClaim,
+    Verdict,
+    claims_of,
+    deal_stocks,
+    first_seat_after,
+    judge,
+    valid_at,
+)
+
+GAME_ID: Final = "slapjack"
+NAME: Final = "Slapjack"
+RULES_VERSION: Final = "slapjack/1"
+PLAYER_COUNTS: Final = (2, 3, 4, 5, 6, 7, 8)
+DEFAULT_PLAYERS: Final = 2
+MOVE_TYPES: Final = ("flip", "slap", "slaps")
+PACK: Final = full_52()
+JACK: Final = "J"
+
+
+def _rule(section: str) -> str:
+    return f"slapjack §{section}"
+
+
+class Phase(StrEnum):
+    """§6: one phase, then the end."""
+
+    PLAY = "play"
+    GAME_OVER = "game_over"
+
+
+class Status(StrEnum):
+    """§5 a seat's standing: cards in stock, empty but still in, or eliminated."""
+
+    ACTIVE = "active"
+    WAITING = "waiting"
+    OUT = "out"
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """§3 options, defaults as in the spec."""
+
+    dealer: Seat = 0
+    shuffle_won: bool = True
+    next_after_capture: str = "capturer_left"
+    false_slap_penalty: str = "give_card"
+
+
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
+    "dealer": {"type": "integer", "minimum": 0, "maximum": 7,
+               "description": "Seat of the dealer (0..players-1); the seat to its left flips first."},
+    "shuffle_won": {"type": "boolean",
+                    "description": "After a capture the winner's whole stock is shuffled (§6.6); false: won cards go under it."},
+    "next_after_capture": {"type": "string", "enum": ["capturer_left", "rotation"],
+                           "description": "Who flips after a capture: left of the capturer, or left of the jack's player."},
+    "false_slap_penalty": {"type": "string", "enum": ["give_card", "none"],
+                           "description": "A false slapper gives his top card to the player of the top centre card, or nothing."},
+}
+
+
+class CenterCard(NamedTuple):
+    """A card of the centre pile and the seat that put it there."""
+
+    card: Card
+    player: Seat
+
+
+class Penalty(NamedTuple):
+    """§6.5 one false slap: who slapped, who would receive the card, whether a card moved."""
+
+    from_: Seat
+    to: Seat
+    paid: bool
+
+
+class Result(NamedTuple):
+    """§6.1/§6.3/§6.5 ``last_result``: one record for the three kinds (unused members are None)."""
+
+    kind: str  # "flip" | "capture" | "false_slap"
+    player: Seat | None = None
+    card: Card | None = None
+    recycled: bool | None = None
+    winner: Seat | None = None
+    cards: int | None = None
+    order: tuple[Seat, ...] | None = None
+    stale: tuple[Seat, ...] | None = None
+    out: tuple[Seat, ...] | None = None
+    penalties: tuple[Penalty, ...] | None = None
+
+
+RESULT_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
+    "flip": ("kind", "player", "card", "recycled"),
+    "capture": ("kind", "winner", "cards", "order", "stale", "out"),
+    "false_slap": ("kind", "order", "stale", "penalties"),
+}
+
+
+def result_wire(r: Result | None) -> dict[str, object] | None:
+    """``last_result`` as §6 shows it: only the members of its kind; penalties as ``from``/``to``/``paid``."""
+    if r is None:
+        return None
+    out: dict[str, object] = {}
+    for name in RESULT_FIELDS[r.kind]:
+        value = getattr(r, name)
+        if name == "penalties":
+            value = [{"from": p.from_, "to": p.to, "paid": p.paid} for p in value]
+        out[name] = value
+    return out
+
+
+class State(NamedTuple):
+    """The whole truth of a Slapjack game (§5), hidden stocks included."""
+
+    options: Options
+    players: int
+    phase: Phase
+    stocks: tuple[tuple[Card, ...], ...]
+    status: tuple[Status, ...]
+    center: tuple[CenterCard, ...]
+    to_move: Seat | None
+    last_flip_at: int | None
+    shuffle_seed: int
+    shuffle_count: int
+    winner: Seat | None
+    last_result: Result | None
+    seq: int = 0
+
+
+# --- moves (§6) -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Slap(SingleClaim):
+    """§6.2 one claim: ``{"type": "slap", "player": p, "at": ms}``."""
+
+    TYPE: ClassVar[str] = "slap"
+    BATCH: ClassVar[str] = "slaps"
+
+
+@dataclass(frozen=True, slots=True)
+class Slaps(BatchClaim):
+    """§6.2 competing claims judged together."""
+
+    TYPE: ClassVar[str] = "slaps"
+
+
+Move = Flip | Slap | Slaps
+MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Flip, Slap, Slaps)}
+
+
+# --- setup (§4) -------------------------------------------------------------------------------
+
+
+def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
+    """The standard 52-card pack (§2) in canonical order."""
+    return PACK
+
+
+def _derived_seed(deck: Sequence[Card]) -> int:
+    """A shuffle seed drawn from the (shuffled) deck when the client gave none (§4.5, see wire.md)."""
+    digest = hashlib.sha256(("slapjack:seed:" + " ".join(map(str, deck))).encode("ascii")).digest()
+    return int.from_bytes(digest[:8], "big") & MAX_SEED
+
+
+def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
+    """§4: deal the whole deck from eldest. Raises BadSetup."""
+    if players not in PLAYER_COUNTS:
+        raise BadSetup("invalid_players", f"Slapjack is for 2 to 8 players, not {players}.", _rule("2"))
+    if not 0 <= options.dealer < players:
+        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", _rule("3"))
+    try:
+        check_deck(deck, PACK)
+    except DeckProblem as exc:
+        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+    eldest = (options.dealer + 1) % players
+    return State(
+        options=options,
+        players=players,
+        phase=Phase.PLAY,
+        stocks=deal_stocks(deck, players, eldest),
+        status=(Status.ACTIVE,) * players,
+        center=(),
+        to_move=eldest,
+        last_flip_at=None,
+        shuffle_seed=_derived_seed(deck) if seed is None else seed,
+        shuffle_count=0,
+        winner=None,
+        last_result=None,
+    )
+
+
+def initial_events(state: State) -> list[Event]:
+    """The deal: how many cards each seat received and who flips first."""
+    return [{"type": "deal", "stock_counts": [len(s) for s in state.stocks], "to_move": state.to_move}]
+
+
+# --- whose turn, what is legal (§6.7) ---------------------------------------------------------
+
+
+def players(state: State) -> int:
+    """Number of seats."""
+    return state.players
+
+
+def to_move(state: State) -> frozenset[Seat]:
+    """§7 envelope: the seat that must flip (slaps are open to every seat not out)."""
+    return frozenset() if state.to_move is None or state.phase is Phase.GAME_OVER else frozenset((state.to_move,))
+
+
+def _claimants(state: State) -> frozenset[Seat]:
+    return frozenset(s for s, st in enumerate(state.status) if st is not Status.OUT)
+
+
+def legal_moves(state: State) -> list[Move]:
+    """§6.7: the flip of ``to_move`` and, with a centre pile, one slap per seat not out (add ``at``)."""
+    if state.phase is Phase.GAME_OVER:
+        return []
+    return list(_listed(state.to_move, state.last_flip_at, _claimants(state), bool(state.center)))
+
+
+@lru_cache(maxsize=4096)
+def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Seat], center: bool) -> tuple[Move, ...]:
+    """The listed moves of a position, interned: they depend only on these four values."""
+    window = ClaimWindow(last_flip_at, seats)
+    out: list[Move] = []
+    if flipper is not None:
+        out.append(Flip(flipper, None, window))
+    if center:
+        out.extend(Slap(s, None, window) for s in sorted(seats))
+    return tuple(out)
+
+
+# --- checking (§6.1, §6.2 order) ----------------------------------------------------------------
+
+# Parse problems the edge found, reported right after game_over (§6.2 step 2-3; flips: §6.1 step 2).
+_EARLY_PARSE_CODES: Final = frozenset(
+    {"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}
+)
+
+
+def _check(state: State, move: Move | BadMove) -> None:
+    """Raise IllegalMove with the first code of §6.1/§6.2 that applies; return if legal."""
+    if state.phase is Phase.GAME_OVER:
+        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7"))
+    if isinstance(move, BadMove):
+        if move.code in _EARLY_PARSE_CODES or move.type != "flip" or move.player is None:
+            raise IllegalMove(move.code, move.detail, _rule("6.2" if move.type in ("slap", "slaps") else "6.1"))
+        _check_flip_turn(state, move.player)  # a flip's bad `at` comes after player_out, not_your_turn
+        raise IllegalMove(move.code, move.detail, _rule("6.1"))
+    if isinstance(move, Flip):
+        _check_flip_turn(state, move.player)
+        if move.at is not None:
+            if not valid_at(move.at):
+                raise IllegalMove("bad_timestamp", "at must be an integer number of milliseconds >= 0.", _rule("6.1"))
+            if state.last_flip_at is not None and move.at < state.last_flip_at:
+                raise IllegalMove(
+                    "timestamp_out_of_order", f"at {move.at} is before the last flip at {state.last_flip_at}.", _rule("6.1")
+                )
+        return
+    _check_claims(state, claims_of(move), isinstance(move, Slaps))
+
+
+def _check_flip_turn(state: State, p: Seat) -> None:
+    if not 0 <= p < state.players:
+        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("6.1"))
+    if state.status[p] is Status.OUT:
+        raise IllegalMove("player_out", f"Seat {p} is out of the game.", _rule("6.1"))
+    if p != state.to_move:
+        who = "nobody may flip: only slaps" if state.to_move is None else f"seat {state.to_move} flips next"
+        raise IllegalMove("not_your_turn", f"Seat {p} may not flip: {who}.", _rule("6.1"))
+
+
+def _check_claims(state: State, claims: Sequence[Claim], batch: bool) -> None:
+    """§6.2 validity checks 2-6 on claims already in engine form (the edge checked their shape)."""
+    if batch and not claims:
+        raise IllegalMove("no_claims", "slaps needs a non-empty claims list.", _rule("6.2"))
+    seen: set[Seat] = set()
+    for c in claims:
+        if not 0 <= c.player < state.players:
+            raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("6.2"))
+        if not valid_at(c.at):
+            raise IllegalMove("bad_timestamp", "Every claim needs at: an integer number of milliseconds >= 0.", _rule("6.2"))
+        if c.player in seen:
+            raise IllegalMove("duplicate_claim", f"Seat {c.player} claims twice in one move.", _rule("6.2"))
+        seen.add(c.player)
+    for c in claims:
+        if state.status[c.player] is Status.OUT:
+            raise IllegalMove("player_out", f"Seat {c.player} is out of the game.", _rule("6.2"))
+    if not state.center:
+        raise IllegalMove("center_empty", "There is no centre pile to slap.", _rule("6.2"))
+    last = state.last_flip_at
+    if last is not None and all(c.at < last for c in claims):
+        raise IllegalMove("stale_claim", f"Every claim is stamped before the last flip at {last}.", _rule("6.2"))
+
+
+# --- transitions ------------------------------------------------------------------------------
+
+
+def apply(state: State, move: Move | BadMove) -> State:
+    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
+    return step(state, move)[0]
+
+
+def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
+    """``apply``, also returning the events the move caused, in order."""
+    _check(state, move)
+    assert not isinstance(move, BadMove)
+    events: list[Event] = []
+    if isinstance(move, Flip):
+        new = _flip(state, move, events)
+    else:
+        verdict = judge(claims_of(move), state.last_flip_at)
+        top = state.center[-1]
+        if top.card.rank == JACK:
+            new = _capture(state, verdict, events)
+        else:
+            new = _false_slaps(state, verdict, top.player, events)
+    return new._replace(seq=state.seq + 1), events
+
+
+def _with_stock(state: State) -> Callable[[Seat], bool]:
+    stocks = state.stocks
+    return lambda s: bool(stocks[s])
+
+
+def _flip(state: State, move: Flip, events: list[Event]) -> State:
+    """§6.1 effect."""
+    p = move.player
+    stocks = list(state.stocks)
+    status = list(state.status)
+    card, stocks[p] = stocks[p][0], stocks[p][1:]
+    center = state.center + (CenterCard(card, p),)
+    if not stocks[p]:
+        status[p] = Status.WAITING
+    nxt = first_seat_after(p, state.players, lambda s: bool(stocks[s]))
+    recycled = False
+    if nxt is None and card.rank != JACK:  # §6.1 step 4 / §9 #12: nobody can flip and nothing to slap
+        stocks[p] = tuple(cc.card for cc in center)
+        center = ()
+        status[p] = Status.ACTIVE
+        nxt = p
+        recycled = True
+    result = Result("flip", player=p, card=card, recycled=recycled)
+    events.append({"type": "flip", "player": p, "card": card, "recycled": recycled, "to_move": nxt})
+    return state._replace(
+        stocks=tuple(stocks),
+        status=tuple(status),
+        center=center,
+        to_move=nxt,
+        last_flip_at=state.last_flip_at if move.at is None else move.at,
+        last_result=result,
+    )
+
+
+def _capture(state: State, verdict: Verdict, events: list[Event]) -> State:
+    """§6.3: the first valid claim takes the pile; waiting seats that lost it are out."""
+    seats = verdict.seats
+    w = seats[0]
+    n = state.players
+    won = tuple(cc.card for cc in state.center)
+    stock = state.stocks[w] + won
+    shuffle_count = state.shuffle_count
+    shuffled = state.options.shuffle_won
+    if shuffled:  # §6.6
+        stock = seeded_shuffle(stock, GAME_ID, state.shuffle_seed, shuffle_count)
+        shuffle_count += 1
+    stocks = list(state.stocks)
+    stocks[w] = stock
+    status = list(state.status)
+    status[w] = Status.ACTIVE
+    out = tuple(s for s in range(n) if s != w and status[s] is Status.WAITING)
+    for s in out:
+        status[s] = Status.OUT
+    start = w if state.options.next_after_capture == "capturer_left" else state.center[-1].player
+    nxt = first_seat_after(start, n, lambda s: bool(stocks[s]))
+    remaining = sum(st is not Status.OUT for st in status)
+    over = remaining == 1
+    result = Result("capture", winner=w, cards=len(won), order=seats, stale=verdict.stale, out=out)
+    events.append(
+        {
+            "type": "capture",
+            "winner": w,
+            "cards": len(won),
+            "order": list(seats),
+            "slower": list(seats[1:]),
+            "stale": list(verdict.stale),
+            "out": list(out),
+            "shuffled": shuffled,
+            "to_move": None if over else nxt,
+        }
+    )
+    if over:
+        events.append({"type": "game_over", "winner": [w]})
+    return state._replace(
+        phase=Phase.GAME_OVER if over else Phase.PLAY,
+        stocks=tuple(stocks),
+        status=tuple(status),
+        center=(),
+        to_move=None if over else nxt,
+        shuffle_count=shuffle_count,
+        winner=w if over else None,
+        last_result=result,
+    )
+
+
+def _false_slaps(state: State, verdict: Verdict, r: Seat, events: list[Event]) -> State:
+    """§6.5: every valid claim on a non-jack is a false slap, processed in the judged order."""
+    stocks = list(state.stocks)
+    status = list(state.status)
+    give = state.options.false_slap_penalty == "give_card"
+    penalties: list[Penalty] = []
+    for s in verdict.seats:
+        paid = give and s != r and bool(stocks[s])
+        if paid:
+            card, stocks[s] = stocks[s][0], stocks[s][1:]
+            stocks[r] = stocks[r] + (card,)
+            if not stocks[s]:
+                status[s] = Status.WAITING
+            if status[r] is Status.WAITING:
+                status[r] = Status.ACTIVE
+        penalties.append(Penalty(s, r, paid))
+    nxt = state.to_move
+    if nxt is not None and not stocks[nxt]:
+        nxt = first_seat_after(nxt, state.players, lambda s: bool(stocks[s]))
+    result = Result("false_slap", order=verdict.seats, stale=verdict.stale, penalties=tuple(penalties))
+    events.append(
+        {
+            "type": "false_slap",
+            "order": list(verdict.seats),
+            "stale": list(verdict.stale),
+            "penalties": [{"from": p.from_, "to": p.to, "paid": p.paid} for p in penalties],
+            "to_move": nxt,
+        }
+    )
+    return state._replace(stocks=tuple(stocks), status=tuple(status), to_move=nxt, last_result=result)
+
+
+# --- the outside view -------------------------------------------------------------------------
+
+
+def outcome(state: State) -> Outcome | None:
+    """§7: the seat that captured all the cards."""
+    if state.phase is not Phase.GAME_OVER or state.winner is None:
+        return None
+    return Outcome(frozenset((state.winner,)), "all_cards")
+
+
+def status(state: State) -> str:
+    """Envelope status: in_progress or finished."""
+    return "finished" if state.phase is Phase.GAME_OVER else "in_progress"
+
+
+def cards_held(state: State) -> list[int]:
+    """§5 score: stock sizes."""
+    return [len(s) for s in state.stocks]
+
+
+def derived(state: State) -> dict[str, object]:
+    """Derived values added to a full state (ignored on input)."""
+    return {"cards_held": cards_held(state)}
+
+
+def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
+    """§7: ``totals`` = cards held per seat."""
+    return {"totals": cards_held(state), "cards_held": cards_held(state)}
+
+
+def view(state: State, seat: Seat | None) -> dict[str, object]:
+    """§5: every seat sees the same: counts, the top centre card, no face-down card."""
+    return {
+        "game": GAME_ID,
+        "seat": seat,
+        "seq": state.seq,
+        "rules_version": RULES_VERSION,
+        "players": state.players,
+        "options": state.options,
+        "phase": state.phase,
+        "stock_counts": [len(s) for s in state.stocks],
+        "status": state.status,
+        "center_top": state.center[-1] if state.center else None,
+        "center_count": len(state.center),
+        "to_move": state.to_move,
+        "last_flip_at": state.last_flip_at,
+        "shuffle_count": state.shuffle_count,
+        "winner": state.winner,
+        "last_result": result_wire(state.last_result),
+        "cards_held": cards_held(state),
+    }
+
+
+def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
+    """Cards anyone has seen face up: the centre pile and the card just flipped (even if recycled)."""
+    seen = {cc.card for cc in state.center}
+    if state.last_result is not None and state.last_result.card is not None:
+        seen.add(state.last_result.card)
+    return frozenset(seen)
+
+
+# --- consistency of a client-supplied state (§5 invariants) --------------------------------------
+
+
+def check_state(state: State) -> None:
+    """Raise InvalidState (with field paths) unless the state satisfies §5's invariants."""
+    errors: dict[str, list[str]] = {}
+
+    def bad(path: str, message: str) -> None:
+        errors.setdefault(path, []).append(message)
+
+    s = state
+    n = s.players
+    if n not in PLAYER_COUNTS:
+        raise InvalidState({"players": ["must be 2 to 8"]})
+    if not 0 <= s.options.dealer < n:
+        bad("options.dealer", f"must be a seat 0..{n - 1}")
+    if len(s.stocks) != n:
+        bad("stocks", f"must hold {n} stocks")
+    if len(s.status) != n:
+        bad("status", f"must hold {n} statuses")
+    if errors:
+        raise InvalidState(errors)
+    for i, cc in enumerate(s.center):
+        if not 0 <= cc.player < n:
+            bad(f"center.{i}.player", f"must be a seat 0..{n - 1}")
+    try:
+        check_deck([c for stock in s.stocks for c in stock] + [cc.card for cc in s.center], PACK)
+    except DeckProblem as exc:
+        bad("stocks", "stocks and centre must hold the 52-card pack: " + str(exc).split(": ", 1)[-1])
+    for p in range(n):
+        if s.stocks[p] and s.status[p] is not Status.ACTIVE:
+            bad(f"status.{p}", "a seat with stock cards is active")
+        if not s.stocks[p] and s.status[p] is Status.ACTIVE:
+            bad(f"status.{p}", "a seat with an empty stock is waiting or out")
+    in_game = sum(st is not Status.OUT for st in s.status)
+    if s.to_move is not None and not 0 <= s.to_move < n:
+        bad("to_move", f"must be a seat 0..{n - 1} or null")
+    if s.winner is not None and not 0 <= s.winner < n:
+        bad("winner", f"must be a seat 0..{n - 1} or null")
+    if s.shuffle_count < 0 or s.shuffle_seed < 0 or s.seq < 0 or (s.last_flip_at is not None and s.last_flip_at < 0):
+        bad("state", "counters, seeds and timestamps are not negative")
+    if errors:
+        raise InvalidState(errors)
+    if s.phase is Phase.PLAY:
+        if in_game < 2:
+            bad("status", "in play at least two seats are not out")
+        if s.winner is not None:
+            bad("winner", "is null while play goes on")
+        if s.to_move is None:
+            if any(s.stocks) or not s.center or s.center[-1].card.rank != JACK:
+                bad("to_move", "is null only when no seat has a stock card and a jack is on top")
+        elif not s.stocks[s.to_move]:
+            bad("to_move", "must be a seat with stock cards")
+    else:
+        if s.to_move is not None:
+            bad("to_move", "must be null once the game is over")
+        if s.winner is None or in_game != 1 or s.status[s.winner] is Status.OUT:
+            bad("winner", "the game is over when exactly one seat, the winner, is not out")
+    r = s.last_result
+    if r is not None:
+        wanted = RESULT_FIELDS.get(r.kind)
+        if wanted is None:
+            bad("last_result.kind", "must be flip, capture or false_slap")
+        elif any((getattr(r, f) is None) == (f in wanted) for f in Result._fields if f != "kind"):
+            bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
+    if errors:
+        raise InvalidState(errors)

@@ -1,0 +1,171 @@
+"""Slapjack's wire forms (slapjack.md §5, §6): options, state, moves.
+
+Names match openapi.yaml: ``SlapjackOptions`` ↔ ``OPTIONS``, ``SlapjackState`` ↔ ``StateSchema``,
+``SlapjackMove`` ↔ ``MOVES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+
+from ..cards.shuffle import MAX_SEED
+from ..engines import slapjack as engine
+from ..engines.base import BadSetup, InvalidState
+from ..engines.claims import MAX_AT, Flip
+from .claims import ClaimMoveParser
+from .common import (
+    CardField,
+    CardList,
+    StrictBool,
+    StrictInt,
+    StrictString,
+    flatten_errors,
+    load_options,
+    options_schema,
+    to_wire,
+)
+
+GAME_ID: Final = engine.GAME_ID
+PACK: Final = engine.PACK
+OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
+MAX_SEATS: Final = max(engine.PLAYER_COUNTS)
+
+
+def _Seat(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(0, MAX_SEATS - 1), **kw)
+
+
+def _Seats(**kw: Any) -> fields.List[Any]:
+    return fields.List(_Seat(), validate=validate.Length(max=MAX_SEATS), **kw)
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class OptionsField(fields.Field[Any]):
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
+        if not isinstance(value, Mapping):
+            raise ValidationError("options must be an object")
+        try:
+            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
+        except BadSetup as exc:
+            raise ValidationError(exc.detail) from None
+
+
+class CenterCardSchema(_Strict):
+    card = CardField(PACK, required=True)
+    player = _Seat(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.CenterCard:
+        return engine.CenterCard(d["card"], d["player"])
+
+
+class PenaltySchema(_Strict):
+    from_ = _Seat(required=True, data_key="from")
+    to = _Seat(required=True)
+    paid = StrictBool(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Penalty:
+        return engine.Penalty(d["from_"], d["to"], d["paid"])
+
+
+class ResultSchema(_Strict):
+    """``last_result``: the members of its ``kind`` exactly (§6.1, §6.3, §6.5)."""
+
+    kind = StrictString(required=True, validate=validate.OneOf(list(engine.RESULT_FIELDS)))
+    player = _Seat()
+    card = CardField(PACK)
+    recycled = StrictBool()
+    winner = _Seat()
+    cards = StrictInt(validate=validate.Range(1, 52))
+    order = _Seats()
+    stale = _Seats()
+    out = _Seats()
+    penalties = fields.List(fields.Nested(PenaltySchema), validate=validate.Length(max=MAX_SEATS))
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Result:
+        wanted = engine.RESULT_FIELDS[d["kind"]]
+        if set(d) != set(wanted):
+            raise ValidationError(f"a {d['kind']} result has exactly the members {', '.join(wanted)}")
+        for name in ("order", "stale", "out", "penalties"):
+            if name in d:
+                d[name] = tuple(d[name])
+        return engine.Result(**d)
+
+
+class StateSchema(_Strict):
+    """``SlapjackState``: §5 plus ``seq``, ``rules_version``; derived ``cards_held`` ignored."""
+
+    game = StrictString(validate=validate.Equal(GAME_ID))
+    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
+    seq = StrictInt(validate=validate.Range(0, 2**31))
+    options = OptionsField()
+    players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
+    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    stocks = fields.List(CardList(PACK, 0, 52), required=True, validate=validate.Length(2, MAX_SEATS))
+    status = fields.List(
+        StrictString(validate=validate.OneOf([s.value for s in engine.Status])),
+        required=True,
+        validate=validate.Length(2, MAX_SEATS),
+    )
+    center = fields.List(fields.Nested(CenterCardSchema), required=True, validate=validate.Length(max=52))
+    to_move = _Seat(required=True, allow_none=True)
+    last_flip_at = StrictInt(required=True, allow_none=True, validate=validate.Range(0, MAX_AT))
+    shuffle_seed = StrictInt(required=True, validate=validate.Range(0, MAX_SEED))
+    shuffle_count = StrictInt(required=True, validate=validate.Range(0, 2**31))
+    winner = _Seat(required=True, allow_none=True)
+    last_result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    cards_held = fields.Raw(load_only=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
+        return engine.State(
+            options=d.get("options", engine.Options()),
+            players=d["players"],
+            phase=engine.Phase(d["phase"]),
+            stocks=tuple(d["stocks"]),
+            status=tuple(engine.Status(s) for s in d["status"]),
+            center=tuple(d["center"]),
+            to_move=d["to_move"],
+            last_flip_at=d["last_flip_at"],
+            shuffle_seed=d["shuffle_seed"],
+            shuffle_count=d["shuffle_count"],
+            winner=d["winner"],
+            last_result=d["last_result"],
+            seq=d.get("seq", 0),
+        )
+
+
+_STATE_SCHEMA: Final = StateSchema()
+
+
+def load_state(data: Any) -> engine.State:
+    """A State from its wire form; raises InvalidState with field paths (shape only)."""
+    if not isinstance(data, Mapping):
+        raise InvalidState({"state": ["must be an object"]})
+    try:
+        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise InvalidState(flatten_errors(err.messages)) from None
+
+
+def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
+    """The full state's wire form (§5), with the derived ``cards_held`` unless ``derived`` is off."""
+    out: dict[str, Any] = {"game": GAME_ID, "rules_version": engine.RULES_VERSION}
+    for name, value in zip(state._fields, state):
+        out[name] = to_wire(value)
+    out["last_result"] = to_wire(engine.result_wire(state.last_result))
+    if derived:
+        out.update(engine.derived(state))
+    return out
+
+
+MOVES: Final = ClaimMoveParser(Flip, engine.Slap, engine.Slaps)

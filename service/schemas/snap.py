@@ -1,0 +1,181 @@
+"""Snap's wire forms (snap.md §5, §6): options, state, moves.
+
+Names match openapi.yaml: ``SnapOptions`` ↔ ``OPTIONS``, ``SnapState`` ↔ ``StateSchema``,
+``SnapMove`` ↔ ``MOVES``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+
+from ..engines import snap as engine
+from ..engines.base import BadSetup, InvalidState
+from ..engines.claims import MAX_AT, Flip
+from .claims import ClaimMoveParser
+from .common import (
+    CardField,
+    CardList,
+    StrictBool,
+    StrictInt,
+    StrictString,
+    flatten_errors,
+    load_options,
+    options_schema,
+    to_wire,
+)
+
+GAME_ID: Final = engine.GAME_ID
+PACK: Final = engine.PACK
+OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
+OPTIONS.fields["stall_limit"].allow_none = True  # §3: a positive integer or null (no limit)
+MAX_SEATS: Final = max(engine.PLAYER_COUNTS)
+
+
+def _Seat(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(0, MAX_SEATS - 1), **kw)
+
+
+def _Seats(**kw: Any) -> fields.List[Any]:
+    return fields.List(_Seat(), validate=validate.Length(max=MAX_SEATS), **kw)
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class OptionsField(fields.Field[Any]):
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
+        if not isinstance(value, Mapping):
+            raise ValidationError("options must be an object")
+        try:
+            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
+        except BadSetup as exc:
+            raise ValidationError(exc.detail) from None
+
+
+class _PenaltyTarget(fields.Field[Any]):
+    """A seat, or ``"pool"`` (None in the engine)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int | None:
+        if value == "pool":
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_SEATS:
+            raise ValidationError("must be a seat or \"pool\"")
+        return value
+
+
+class PenaltySchema(_Strict):
+    from_ = _Seat(required=True, data_key="from")
+    to = _PenaltyTarget(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Penalty:
+        return engine.Penalty(d["from_"], d["to"])
+
+
+class ResultSchema(_Strict):
+    """``last_result``: the members of its ``kind`` exactly (§6.1, §6.5-§6.7)."""
+
+    kind = StrictString(required=True, validate=validate.OneOf(list(engine.RESULT_FIELDS)))
+    player = _Seat()
+    card = CardField(PACK)
+    recycled = StrictBool()
+    winner = _Seat()
+    order = _Seats()
+    stale = _Seats()
+    taken_from = _Seats()
+    pool = StrictBool()
+    own_pile = StrictBool()
+    cards = StrictInt(validate=validate.Range(0, 52))
+    moved = _Seats()
+    penalties = fields.List(fields.Nested(PenaltySchema), validate=validate.Length(max=MAX_SEATS * MAX_SEATS))
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Result:
+        wanted = engine.RESULT_FIELDS[d["kind"]]
+        if set(d) != set(wanted):
+            raise ValidationError(f"a {d['kind']} result has exactly the members {', '.join(wanted)}")
+        for name in ("order", "stale", "taken_from", "moved", "penalties"):
+            if name in d:
+                d[name] = tuple(d[name])
+        return engine.Result(**d)
+
+
+def _Seq(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(1, 2**31), **kw)
+
+
+class StateSchema(_Strict):
+    """``SnapState``: §5 plus ``seq``, ``rules_version``; derived ``cards_held`` ignored."""
+
+    game = StrictString(validate=validate.Equal(GAME_ID))
+    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
+    seq = StrictInt(validate=validate.Range(0, 2**31))
+    options = OptionsField()
+    players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
+    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    stocks = fields.List(CardList(PACK, 0, 52), required=True, validate=validate.Length(2, MAX_SEATS))
+    faceups = fields.List(CardList(PACK, 0, 52), required=True, validate=validate.Length(2, MAX_SEATS))
+    faceup_seq = fields.List(_Seq(allow_none=True), required=True, validate=validate.Length(2, MAX_SEATS))
+    pool = CardList(PACK, 0, 52, required=True)
+    pool_seq = _Seq(required=True, allow_none=True)
+    flip_count = StrictInt(required=True, validate=validate.Range(0, 2**31))
+    last_flipper = _Seat(required=True, allow_none=True)
+    to_move = _Seat(required=True, allow_none=True)
+    last_flip_at = StrictInt(required=True, allow_none=True, validate=validate.Range(0, MAX_AT))
+    winners = fields.List(_Seat(), required=True, allow_none=True, validate=validate.Length(1, MAX_SEATS))
+    last_result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    stall = StrictInt(validate=validate.Range(0, 2**31))
+    cards_held = fields.Raw(load_only=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
+        return engine.State(
+            options=d.get("options", engine.Options()),
+            players=d["players"],
+            phase=engine.Phase(d["phase"]),
+            stocks=tuple(d["stocks"]),
+            faceups=tuple(d["faceups"]),
+            faceup_seq=tuple(d["faceup_seq"]),
+            pool=d["pool"],
+            pool_seq=d["pool_seq"],
+            flip_count=d["flip_count"],
+            last_flipper=d["last_flipper"],
+            to_move=d["to_move"],
+            last_flip_at=d["last_flip_at"],
+            winners=None if d["winners"] is None else tuple(d["winners"]),
+            last_result=d["last_result"],
+            stall=d.get("stall", 0),
+            seq=d.get("seq", 0),
+        )
+
+
+_STATE_SCHEMA: Final = StateSchema()
+
+
+def load_state(data: Any) -> engine.State:
+    """A State from its wire form; raises InvalidState with field paths (shape only)."""
+    if not isinstance(data, Mapping):
+        raise InvalidState({"state": ["must be an object"]})
+    try:
+        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise InvalidState(flatten_errors(err.messages)) from None
+
+
+def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
+    """The full state's wire form (§5), with the derived ``cards_held`` unless ``derived`` is off."""
+    out: dict[str, Any] = {"game": GAME_ID, "rules_version": engine.RULES_VERSION}
+    for name, value in zip(state._fields, state):
+        out[name] = to_wire(value)
+    out["last_result"] = to_wire(engine.result_wire(state.last_result))
+    if derived:
+        out.update(engine.derived(state))
+    return out
+
+
+MOVES: Final = ClaimMoveParser(Flip, engine.Snap, engine.Snaps)

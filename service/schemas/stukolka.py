@@ -1,0 +1,345 @@
+"""Stukolka's wire forms (stukolka.md §3, §5, §6): options, state, moves.
+
+Names match openapi.yaml one to one: ``StukolkaOptions`` ↔ ``OPTIONS``, ``StukolkaState`` ↔
+``StateSchema``, ``StukolkaMove`` ↔ ``MOVES``. Seats are range-checked against ``players`` by the
+engine's ``check_state`` (the player count is part of the state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+
+from ..cards import Card
+from ..cards.packs import by_text, full_52
+from ..engines import stukolka as engine
+from ..engines.base import BadSetup, InvalidState
+from ..engines.moves import NextDeal
+from .common import (
+    CardField,
+    CardList,
+    MoveParser,
+    StrictBool,
+    StrictInt,
+    StrictString,
+    _Bad,
+    card_of,
+    flatten_errors,
+    load_options,
+    to_wire,
+)
+
+GAME_ID: Final = engine.GAME_ID
+PACK: Final = full_52()  # the largest pack; the engine checks a card against the game's own pack
+MAX_SEAT: Final = max(engine.PLAYER_COUNTS) - 1
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+def _multiple_of_three(value: int) -> None:
+    if value % 3:
+        raise ValidationError("Must be a multiple of 3.")
+
+
+class OptionsSchema(_Strict):
+    """``StukolkaOptions``: §3, defaults as in the spec."""
+
+    dealer = StrictInt(load_default=0, validate=validate.Range(0, MAX_SEAT))
+    pack = StrictInt(load_default=52, validate=validate.OneOf((52, 36)))
+    stake = StrictInt(load_default=3, validate=[validate.Range(3, engine.MAX_STAKE), _multiple_of_three])
+    stake_by = StrictString(load_default="dealer", validate=validate.OneOf(engine.STAKE_BY))
+    lone_tapper = StrictString(load_default="dealer_defends", validate=validate.OneOf(engine.LONE_TAPPER))
+    violations = StrictString(load_default="refuse", validate=validate.OneOf(engine.VIOLATIONS))
+    turnup_ace_king_lead = StrictBool(load_default=False)
+    max_exchange = StrictInt(load_default=3, validate=validate.Range(0, 3))
+    remiz_limit = StrictInt(load_default=None, allow_none=True, validate=validate.Range(1, engine.MAX_LIMIT))
+    deals = StrictInt(load_default=None, allow_none=True, validate=validate.Range(1, engine.MAX_DEALS))
+
+
+OPTIONS: Final = OptionsSchema()
+
+
+def _Seat(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(0, MAX_SEAT), **kw)
+
+
+def _Card(**kw: Any) -> CardField:
+    return CardField(PACK, **kw)
+
+
+def _Cards(lo: int, hi: int, **kw: Any) -> CardList:
+    return CardList(PACK, lo, hi, **kw)
+
+
+def _PerSeat(inner: fields.Field[Any]) -> fields.List[Any]:
+    return fields.List(inner, required=True, validate=validate.Length(3, MAX_SEAT + 1))
+
+
+class OptionsField(fields.Field[Any]):
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
+        if not isinstance(value, Mapping):
+            raise ValidationError("options must be an object")
+        try:
+            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
+        except BadSetup as exc:  # reported as a state problem at options
+            raise ValidationError(exc.detail) from None
+
+
+class TrickCardSchema(_Strict):
+    player = _Seat(required=True)
+    card = _Card(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.TrickCard:
+        return engine.TrickCard(d["player"], d["card"])
+
+
+class CompletedTrickSchema(_Strict):
+    cards = _Cards(1, MAX_SEAT + 1, required=True)
+    winner = _Seat(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.CompletedTrick:
+        return engine.CompletedTrick(d["cards"], d["winner"])
+
+
+class ViolationSchema(_Strict):
+    player = _Seat(required=True)
+    code = StrictString(required=True, validate=validate.OneOf(engine.VIOLATION_CODES))
+    trick = StrictInt(required=True, validate=validate.Range(1, engine.TRICKS))
+    card = _Card(required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Violation:
+        return engine.Violation(d["player"], d["code"], d["trick"], d["card"])
+
+
+_MONEY: Final = validate.Range(0, None)
+_SEAT_KEYS: Final = {str(s): s for s in range(MAX_SEAT + 1)}
+
+
+class WinningsField(fields.Field[tuple[engine.Winning, ...]]):
+    """``{"<seat>": amount}`` → ((seat, amount), ...) in seat order."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[engine.Winning, ...]:
+        if not isinstance(value, dict):
+            raise ValidationError("Must be an object from seat to money.")
+        out = []
+        for key, amount in value.items():
+            if key not in _SEAT_KEYS or isinstance(amount, bool) or not isinstance(amount, int) or amount < 1:
+                raise ValidationError(f"{key!r}: must map a seat to a positive amount.")
+            out.append(engine.Winning(_SEAT_KEYS[key], amount))
+        return tuple(sorted(out))
+
+
+class PlayedResultSchema(_Strict):
+    kind = StrictString(required=True, validate=validate.Equal("played"))
+    pot = StrictInt(required=True, validate=_MONEY)
+    third = StrictInt(required=True, validate=_MONEY)
+    remiz = StrictInt(required=True, validate=_MONEY)
+    tricks = fields.List(StrictInt(validate=validate.Range(0, engine.TRICKS)), required=True)
+    winnings = WinningsField(required=True)
+    remized = fields.List(_Seat(), required=True)
+    penalized = fields.List(_Seat(), required=True)
+    carry = StrictInt(required=True, validate=_MONEY)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Result:
+        return engine.Result(
+            kind=engine.Kind.PLAYED, pot=d["pot"], carry=d["carry"], third=d["third"], remiz=d["remiz"],
+            tricks=tuple(d["tricks"]), winnings=d["winnings"], remized=tuple(d["remized"]), penalized=tuple(d["penalized"]),
+        )
+
+
+class NoPlayResultSchema(_Strict):
+    kind = StrictString(required=True, validate=validate.OneOf([k.value for k in engine.Kind if k is not engine.Kind.PLAYED]))
+    pot = StrictInt(required=True, validate=_MONEY)
+    winner = _Seat(required=True, allow_none=True)
+    carry = StrictInt(required=True, validate=_MONEY)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Result:
+        return engine.Result(kind=engine.Kind(d["kind"]), pot=d["pot"], carry=d["carry"], winner=d["winner"])
+
+
+_PLAYED, _NO_PLAY = PlayedResultSchema(), NoPlayResultSchema()
+
+
+class ResultField(fields.Field[engine.Result]):
+    """§7.1 ``last_result``: the ``played`` shape or the no-play shape, told apart by ``kind``."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Result:
+        if not isinstance(value, dict):
+            raise ValidationError("Must be an object or null.")
+        schema = _PLAYED if value.get("kind") == "played" else _NO_PLAY
+        return schema.load(value)  # type: ignore[no-any-return]
+
+
+_DERIVED: Final = ("trump", "stock_count", "tricks_won")
+
+
+class StateSchema(_Strict):
+    """``StukolkaState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
+
+    game = StrictString(validate=validate.Equal(GAME_ID))
+    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
+    seq = StrictInt(validate=validate.Range(0, 2**31))
+    seed = StrictInt(allow_none=True, validate=validate.Range(0, 2**63 - 1))
+    options = OptionsField()
+    players = StrictInt(required=True, validate=validate.Range(3, MAX_SEAT + 1))
+    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
+    dealer = _Seat(required=True)
+    to_move = _Seat(required=True, allow_none=True)
+    hands = _PerSeat(_Cards(0, engine.HAND_SIZE))
+    turnup = _Card(required=True)
+    stock = _Cards(0, len(PACK), required=True)
+    declarations = _PerSeat(StrictString(allow_none=True, validate=validate.OneOf([d.value for d in engine.Declaration])))
+    in_play = fields.List(_Seat(), required=True, validate=validate.Length(max=MAX_SEAT + 1))
+    defender = _Seat(required=True, allow_none=True)
+    exchanged = _PerSeat(StrictInt(allow_none=True, validate=validate.Range(0, 3)))
+    discards = _PerSeat(_Cards(0, 3))
+    leader = _Seat(required=True, allow_none=True)
+    trick = fields.List(fields.Nested(TrickCardSchema), required=True, validate=validate.Length(max=MAX_SEAT + 1))
+    completed_tricks = fields.List(fields.Nested(CompletedTrickSchema), required=True, validate=validate.Length(max=engine.TRICKS))
+    pot = StrictInt(required=True, validate=_MONEY)
+    carry = StrictInt(required=True, validate=_MONEY)
+    balances = _PerSeat(StrictInt())
+    violations = fields.List(fields.Nested(ViolationSchema), required=True, validate=validate.Length(max=3 * (MAX_SEAT + 1)))
+    last_result = ResultField(required=True, allow_none=True)
+    trump = fields.Raw(load_only=True)
+    stock_count = fields.Raw(load_only=True)
+    tricks_won = fields.Raw(load_only=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
+        for name in (*_DERIVED, "game", "rules_version"):
+            d.pop(name, None)
+        decl = engine.Declaration
+        return engine.State(
+            options=d.pop("options", engine.Options()),
+            phase=engine.Phase(d.pop("phase")),
+            hands=tuple(d.pop("hands")),
+            declarations=tuple(None if x is None else decl(x) for x in d.pop("declarations")),
+            in_play=tuple(d.pop("in_play")),
+            exchanged=tuple(d.pop("exchanged")),
+            discards=tuple(d.pop("discards")),
+            trick=tuple(d.pop("trick")),
+            completed_tricks=tuple(d.pop("completed_tricks")),
+            balances=tuple(d.pop("balances")),
+            violations=tuple(d.pop("violations")),
+            seq=d.pop("seq", 0),
+            seed=d.pop("seed", None),
+            **d,
+        )
+
+
+_STATE_SCHEMA: Final = StateSchema()
+
+
+def load_state(data: Any) -> engine.State:
+    """A State from its wire form; raises InvalidState with field paths (shape only)."""
+    if not isinstance(data, Mapping):
+        raise InvalidState({"state": ["must be an object"]})
+    try:
+        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise InvalidState(flatten_errors(err.messages)) from None
+
+
+def _cards_wire(cards: tuple[Card, ...]) -> list[str]:
+    return [c.__str__() for c in cards]
+
+
+def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
+    """The full state's wire form (§5), with the derived values unless ``derived`` is off.
+
+    Written out field by field (the move path dumps a state on every request)."""
+    s = state
+    out: dict[str, Any] = {
+        "game": GAME_ID,
+        "rules_version": engine.RULES_VERSION,
+        "options": to_wire(s.options),
+        "players": s.players,
+        "phase": s.phase.value,
+        "deal_number": s.deal_number,
+        "dealer": s.dealer,
+        "to_move": s.to_move,
+        "hands": [_cards_wire(h) for h in s.hands],
+        "turnup": str(s.turnup),
+        "stock": _cards_wire(s.stock),
+        "declarations": [None if d is None else d.value for d in s.declarations],
+        "in_play": list(s.in_play),
+        "defender": s.defender,
+        "exchanged": list(s.exchanged),
+        "discards": [_cards_wire(d) for d in s.discards],
+        "leader": s.leader,
+        "trick": [{"player": tc.player, "card": str(tc.card)} for tc in s.trick],
+        "completed_tricks": [{"cards": _cards_wire(t.cards), "winner": t.winner} for t in s.completed_tricks],
+        "pot": s.pot,
+        "carry": s.carry,
+        "balances": list(s.balances),
+        "violations": [{"player": v.player, "code": v.code, "trick": v.trick, "card": str(v.card)} for v in s.violations],
+        "last_result": None if s.last_result is None else engine.result_wire(s.last_result),
+        "seq": s.seq,
+        "seed": s.seed,
+    }
+    if derived:
+        out["trump"] = s.turnup.suit.value
+        out["stock_count"] = len(s.stock)
+        out["tricks_won"] = engine.tricks_won(s)
+    return out
+
+
+# --- moves ----------------------------------------------------------------------------------
+
+_CARD: Final = card_of(PACK)
+_BY_TEXT: Final = by_text(PACK)
+
+
+def _cards(value: Any, bad_card: str, what: str) -> tuple[Card, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or len(value) > len(PACK):
+        raise _Bad("invalid_move", f"{what} must be a list of card strings")
+    out = []
+    for i, text in enumerate(value):
+        card = _BY_TEXT.get(text)
+        if card is None:
+            raise _Bad(bad_card, f"{what}[{i}] = {text!r} is not a card")
+        out.append(card)
+    return tuple(out)
+
+
+def _discard(value: Any) -> tuple[Card, ...]:
+    """``exchange.discard``: a list of card strings (duplicates and hand membership: the engine)."""
+    return _cards(value, "invalid_card", "discard")
+
+
+def _deck(value: Any) -> tuple[Card, ...]:
+    """``next_deal.deck``: card strings; whether it is exactly the game's pack is the engine's check."""
+    return _cards(value, "invalid_deck", "deck")
+
+
+def _violation(value: Any) -> str | None:
+    """A listed play's informational ``violation``: null or a §6.4 code (ignored for legality)."""
+    if value is not None and value not in engine.VIOLATION_CODES:
+        raise _Bad("invalid_move", "violation must be null or a code of stukolka §6.4")
+    return value  # type: ignore[no-any-return]
+
+
+MOVES: Final = MoveParser(
+    {
+        "tap": (engine.Tap, {}),
+        "pass": (engine.Pass, {}),
+        "exchange": (engine.Exchange, {"discard": (_discard, True)}),
+        "play": (engine.Play, {"card": (_CARD, True), "violation": (_violation, False)}),
+        "next_deal": (NextDeal, {"deck": (_deck, False)}),
+    },
+    # invalid_move, unknown_move_type, invalid_player come before wrong_phase (§6 step 2);
+    # invalid_card and invalid_deck after not_your_turn, in the engine.
+    order=("invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "invalid_deck"),
+)

@@ -1,0 +1,228 @@
+"""Yukon's wire forms (yukon.md §5, §6): options, state, moves.
+
+Names match openapi.yaml one to one: ``YukonOptions`` ↔ ``OPTIONS``, ``YukonState`` ↔
+``StateSchema``, ``YukonMove`` ↔ ``MOVES``.
+
+Cards in states and moves are read against the full 52-card pack: whether a card belongs to *this*
+game's pack (three players play without one two, chosen by an option) is the engine's judgement
+(``invalid_card`` after ``not_your_turn`` in §8; ``check_state`` for a state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final
+
+from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+
+from ..cards import Card
+from ..cards.packs import by_text
+from ..engines import yukon as engine
+from ..engines.base import BadSetup, InvalidState
+from ..engines.moves import NextDeal
+from .common import (
+    CardField,
+    CardList,
+    MoveParser,
+    StrictInt,
+    StrictString,
+    _Bad,
+    card_of,
+    flatten_errors,
+    load_options,
+    options_schema,
+)
+
+GAME_ID: Final = engine.GAME_ID
+PACK: Final = engine.FULL_PACK
+OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
+MAX_SCORE: Final = 2**53
+MAX_SEAT: Final = max(engine.PLAYER_COUNTS) - 1
+
+
+def _Seat(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(0, MAX_SEAT), **kw)  # below the player count: check_state
+
+
+def _Ints(**kw: Any) -> fields.List[Any]:
+    """One non-negative integer per side (2 to 4 sides; the exact count is check_state's)."""
+    return fields.List(StrictInt(validate=validate.Range(0, MAX_SCORE)), validate=validate.Length(2, 4), **kw)
+
+
+class _Strict(Schema):
+    class Meta:
+        unknown = RAISE
+
+
+class OptionsField(fields.Field[Any]):
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
+        if not isinstance(value, Mapping):
+            raise ValidationError("options must be an object")
+        try:
+            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
+        except BadSetup as exc:  # reported as a state problem at options.<name>
+            raise ValidationError(exc.detail) from None
+
+
+class PlayedSchema(_Strict):
+    player = _Seat(required=True)
+    card = CardField(PACK, required=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.Played:
+        return engine.Played(d["player"], d["card"])
+
+
+class LastTrickSchema(_Strict):
+    cards = fields.List(fields.Nested(PlayedSchema), required=True, validate=validate.Length(2, 4))
+    winner = _Seat(required=True)
+    points = StrictInt(required=True, validate=validate.Range(0, engine.HAND_POINTS_TOTAL))
+    draws = fields.List(fields.Nested(PlayedSchema), required=True, validate=validate.Length(max=4))
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.LastTrick:
+        return engine.LastTrick(tuple(d["cards"]), d["winner"], d["points"], tuple(d["draws"]))
+
+
+_DERIVED: Final = ("hand_counts", "stock_count", "won_counts", "sides")
+
+
+class StateSchema(_Strict):
+    """``YukonState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
+
+    game = StrictString(validate=validate.Equal(GAME_ID))
+    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
+    seq = StrictInt(validate=validate.Range(0, 2**31))
+    seed = StrictInt(allow_none=True, validate=validate.Range(0, 2**63 - 1))
+    options = OptionsField()
+    players = StrictInt(required=True, validate=validate.OneOf(engine.PLAYER_COUNTS))
+    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    dealer = _Seat(required=True)
+    hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000))
+    hands = fields.List(CardList(PACK, 0, len(PACK)), required=True, validate=validate.Length(2, 4))
+    stock = CardList(PACK, 0, len(PACK), required=True)
+    trick = fields.List(fields.Nested(PlayedSchema), required=True, validate=validate.Length(max=3))
+    leader = _Seat(required=True)
+    to_move = _Seat(required=True, allow_none=True)
+    won = fields.List(CardList(PACK, 0, len(PACK)), required=True, validate=validate.Length(2, 4))
+    last_trick = fields.Nested(LastTrickSchema, required=True, allow_none=True)
+    hand_points = _Ints(required=True, allow_none=True)
+    scores = _Ints(required=True)
+    winner = _Seat(required=True, allow_none=True)
+    hand_counts = fields.Raw(load_only=True)
+    stock_count = fields.Raw(load_only=True)
+    won_counts = fields.Raw(load_only=True)
+    sides = fields.Raw(load_only=True)
+
+    @post_load
+    def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
+        for name in (*_DERIVED, "game", "rules_version"):
+            d.pop(name, None)
+        trick = d.pop("trick")
+        n = d["players"]
+        if any(e.player != (d["leader"] + i) % n for i, e in enumerate(trick)):
+            raise ValidationError("the trick is played from the leader on, one seat after another", "trick")
+        hand_points = d.pop("hand_points")
+        return engine.State(
+            options=d.pop("options", engine.Options()),
+            phase=engine.Phase(d.pop("phase")),
+            hands=tuple(d.pop("hands")),
+            trick=tuple(e.card for e in trick),
+            won=tuple(d.pop("won")),
+            hand_points=None if hand_points is None else tuple(hand_points),
+            scores=tuple(d.pop("scores")),
+            seq=d.pop("seq", 0),
+            seed=d.pop("seed", None),
+            **d,
+        )
+
+
+_STATE_SCHEMA: Final = StateSchema()
+
+
+def load_state(data: Any) -> engine.State:
+    """A State from its wire form; raises InvalidState with field paths (shape only)."""
+    if not isinstance(data, Mapping):
+        raise InvalidState({"state": ["must be an object"]})
+    try:
+        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
+    except ValidationError as err:
+        raise InvalidState(flatten_errors(err.messages)) from None
+
+
+_TEXT: Final = {c: str(c) for c in PACK}
+
+
+def _played(entries: tuple[engine.Played, ...]) -> list[dict[str, Any]]:
+    return [{"player": p, "card": _TEXT[c]} for p, c in entries]
+
+
+def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
+    """The full state's wire form (§5), with the derived values unless ``derived`` is off.
+
+    Written out field by field (not through the generic ``to_wire``): responses and the invariant
+    suite dump a state per move.
+    """
+    text = _TEXT
+    n, leader = state.players, state.leader
+    last = state.last_trick
+    out: dict[str, Any] = {
+        "game": GAME_ID,
+        "rules_version": engine.RULES_VERSION,
+        "options": _options(state.options),
+        "players": n,
+        "phase": state.phase.value,
+        "dealer": state.dealer,
+        "hand_number": state.hand_number,
+        "hands": [[text[c] for c in h] for h in state.hands],
+        "stock": [text[c] for c in state.stock],
+        "trick": [{"player": (leader + i) % n, "card": text[c]} for i, c in enumerate(state.trick)],
+        "leader": leader,
+        "to_move": state.to_move,
+        "won": [[text[c] for c in w] for w in state.won],
+        "last_trick": None if last is None else {
+            "cards": _played(last.cards), "winner": last.winner, "points": last.points, "draws": _played(last.draws),
+        },
+        "hand_points": None if state.hand_points is None else list(state.hand_points),
+        "scores": list(state.scores),
+        "winner": state.winner,
+        "seq": state.seq,
+        "seed": state.seed,
+    }
+    if derived:
+        out.update(engine.derived(state))  # plain ints and lists of ints
+    return out
+
+
+def _options(options: engine.Options) -> dict[str, Any]:
+    return {"dealer": options.dealer, "partnerships": options.partnerships, "target": options.target,
+            "removed_two": options.removed_two}
+
+
+_CARDS: Final = by_text(PACK)
+
+
+def _deck(value: Any) -> tuple[Card, ...]:
+    """A next_deal deck: a list of card strings (else invalid_move), each a card (else invalid_deck).
+
+    Whether it is exactly this game's pack (51 cards for three players) is checked by the engine.
+    """
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Bad("invalid_move", "deck must be a list of card strings")
+    out = []
+    for i, text in enumerate(value):
+        card = _CARDS.get(text)
+        if card is None:
+            raise _Bad("invalid_deck", f"deck[{i}] = {text!r} is not a card")
+        out.append(card)
+    return tuple(out)
+
+
+MOVES: Final = MoveParser(
+    {
+        "play": (engine.Play, {"card": (card_of(PACK), True)}),
+        "next_deal": (NextDeal, {"deck": (_deck, False)}),
+    },
+    # the parse-level codes in §8 order (the engine places each after the state checks §6 puts first)
+    order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card", "invalid_deck"),
+)
