@@ -11,7 +11,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, g, request
 from marshmallow import Schema
 
-from ..cards.shuffle import deal_deck
+from ..cards.shuffle import MAX_SEED, deal_deck
 from ..config import Config
 from ..engines import ENGINES, find
 from ..engines.base import BadSetup, IllegalMove, RulesError, Seat
@@ -190,8 +190,13 @@ def _envelope(engine: Any, codec: GameCodec, loaded: _Loaded, events: Sequence[A
     return envelope(engine, codec, loaded.state, events, viewer, _sealer(), loaded.match_id)
 
 
-def _create(engine: Any, codec: GameCodec, body: Mapping[str, Any]) -> tuple[Any, list[Any]]:
-    """A new game from a ``new``/``replay`` body: players, options, then deck (§4.1)."""
+def _create(engine: Any, codec: GameCodec, body: Mapping[str, Any], *, draw_seed: bool = False) -> tuple[Any, list[Any]]:
+    """A new game from a ``new``/``replay`` body: players, options, then deck (§4.1).
+
+    ``draw_seed`` (``new`` only): a game whose rules need a seed even when the client gives none
+    (``DRAWS_SEED``, e.g. Slapjack's in-game shuffle) gets one from the CSPRNG. ``replay`` never
+    draws: the same log must always get the same verdict.
+    """
     players = body.get("players", engine.DEFAULT_PLAYERS)
     if players not in engine.PLAYER_COUNTS:
         allowed = ", ".join(map(str, engine.PLAYER_COUNTS))
@@ -205,6 +210,8 @@ def _create(engine: Any, codec: GameCodec, body: Mapping[str, Any]) -> tuple[Any
         deck = deal_deck(pack, seed)
     else:
         deck = tuple(_SYSTEM_RANDOM.sample(pack, len(pack)))
+    if seed is None and draw_seed and getattr(engine, "DRAWS_SEED", False):
+        seed = _SYSTEM_RANDOM.randrange(MAX_SEED + 1)
     state = engine.new_game(options, players, deck, seed)
     return state, engine.initial_events(state)
 
@@ -246,7 +253,7 @@ def new(game_id: str) -> Response:
     body = _body(_NEW, allow_empty=True)
     if "deck" in body or "seed" in body:
         _fixed_decks_allowed("A fixed deck or seed")
-    state, events = _create(engine, codec, body)
+    state, events = _create(engine, codec, body, draw_seed=True)
     sealer = _sealer()
     match_id = secrets.token_urlsafe(16) if sealer is not None else None
     loaded = _Loaded(state, match_id)

@@ -37,6 +37,10 @@ NAME: Final = "Slapjack"
 RULES_VERSION: Final = "slapjack/1"
 PLAYER_COUNTS: Final = (2, 3, 4, 5, 6, 7, 8)
 DEFAULT_PLAYERS: Final = 2
+DRAWS_SEED: Final = True
+"""§4: ``shuffle_seed`` is the creation ``seed``, or a random integer when none is given. Engines
+draw no randomness, so the service draws it (``new``); without one (``replay`` of a deck, direct
+engine use) ``new_game`` derives it from the deck, which keeps a replay reproducible."""
 MOVE_TYPES: Final = ("flip", "slap", "slaps")
 PACK: Final = full_52()
 JACK: Final = "J"

@@ -101,3 +101,14 @@ def test_a_whole_game_plays_to_the_end(client: FlaskClient, sealed: FlaskClient,
     source = {"token": env["token"]} if mode == "sealed" else {"state": env["state"]}
     r = http.post(f"/v1/games/{game}/moves", json={**source, "move": {"type": "flip", "player": 0}}, headers=headers)
     assert r.status_code == 422 and r.json["code"] == "game_over"
+
+
+def test_slapjack_new_without_a_seed_draws_the_shuffle_seed(client: FlaskClient) -> None:
+    """slapjack.md §4: ``shuffle_seed`` is a random integer when no seed is given. The service
+    draws it (two games from the same deck get different seeds); a replay never draws, so the
+    same log gets the same verdict every time."""
+    deck = [r + s for s in "SHDC" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")]
+    seeds = {client.post("/v1/games/slapjack/new", json={"deck": deck}).json["state"]["shuffle_seed"] for _ in range(3)}
+    assert len(seeds) == 3
+    finals = [client.post("/v1/games/slapjack/replay", json={"deck": deck, "moves": []}).json["final"]["state"]["shuffle_seed"] for _ in range(2)]
+    assert finals[0] == finals[1]
