@@ -23,9 +23,11 @@ mkdir -p "$WORK"
 if [ -n "${REBUILD_BASE:-}" ]; then buildah "${STORE[@]}" rmi -f "$BASE" >/dev/null 2>&1 || true; fi
 if ! buildah "${STORE[@]}" inspect --type image "$BASE" >/dev/null 2>&1; then
     echo "== stand-in base image (debootstrap bookworm minbase + python3)"
-    rm -rf "$WORK/rootfs"
-    debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,ca-certificates,passwd \
+    if [ ! -x "$WORK/rootfs/usr/bin/python3" ] || [ ! -x "$WORK/rootfs/usr/sbin/groupadd" ]; then
+        rm -rf "$WORK/rootfs"
+        debootstrap --variant=minbase --include=python3,python3-venv,python3-pip,ca-certificates,passwd \
         bookworm "$WORK/rootfs" http://deb.debian.org/debian >"$WORK/debootstrap.log" 2>&1
+    fi
     ln -sf /usr/bin/python3 "$WORK/rootfs/usr/local/bin/python"
     # This machine reaches PyPI through an egress proxy with its own CA: the stand-in carries the
     # host's trust store so pip inside the build can verify it (a real base image needs nothing).
@@ -34,7 +36,7 @@ if ! buildah "${STORE[@]}" inspect --type image "$BASE" >/dev/null 2>&1; then
     mnt=$(buildah "${STORE[@]}" mount "$ctr")
     cp -a "$WORK/rootfs/." "$mnt/"
     buildah "${STORE[@]}" umount "$ctr" >/dev/null
-    buildah "${STORE[@]}" config --env PATH=/usr/local/bin:/usr/bin:/bin \
+    buildah "${STORE[@]}" config --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         --env PIP_CERT=/etc/ssl/certs/ca-certificates.crt --cmd python3 "$ctr"
     buildah "${STORE[@]}" commit "$ctr" "$BASE" >/dev/null
     buildah "${STORE[@]}" rm "$ctr" >/dev/null
@@ -43,7 +45,7 @@ fi
 echo "== build the Dockerfile (base = stand-in)"
 buildah "${STORE[@]}" bud --isolation chroot --layers=false --build-arg "PYTHON_IMAGE=$BASE" -t "$IMAGE" . \
     >"$WORK/build.log" 2>&1 || { tail -40 "$WORK/build.log"; exit 1; }
-buildah "${STORE[@]}" inspect --type image --format '{{.OCIv1.Config.User}} {{.OCIv1.Config.Cmd}}' "$IMAGE"
+echo "image user and CMD: $(buildah "${STORE[@]}" inspect --type image --format '{{.OCIv1.Config.User}} {{.OCIv1.Config.Cmd}}' "$IMAGE")"
 
 echo "== run the image's CMD and talk to it on 127.0.0.1:$PORT"
 ctr=$(buildah "${STORE[@]}" from "$IMAGE")
