@@ -238,6 +238,9 @@ def cases(test: str) -> list[Any]:
         cid = _case_id(game_id, n)
         reason = KNOWN_BUGS.get((test, cid))
         marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+        # Under pytest-xdist (--dist loadgroup) every test of a case runs in the same worker, so
+        # its seeded matches are played once, not once per worker.
+        marks.append(pytest.mark.xdist_group(cid))
         out.append(pytest.param(game_id, n, id=cid, marks=marks))
     return out
 
@@ -547,7 +550,8 @@ def test_same_seed_same_match(game_id: str, players: int) -> None:
 
 
 MONEY_CASES: Final = [
-    pytest.param(g, n, id=_case_id(g, n)) for g, n in CASES if callable(getattr(ENGINES[g], "money", None))
+    pytest.param(g, n, id=_case_id(g, n), marks=pytest.mark.xdist_group(_case_id(g, n)))
+    for g, n in CASES if callable(getattr(ENGINES[g], "money", None))
 ]
 
 
