@@ -48,6 +48,27 @@ MAX_INT: Final = 2**53  # JSON-safe integer bound for any count or amount
 # --- wire output ----------------------------------------------------------------------------
 
 
+_WirePlan = tuple[str | None, tuple[tuple[str, str, bool], ...]]
+_WIRE_PLANS: dict[type, _WirePlan] = {}
+
+
+def _wire_plan(cls: type) -> _WirePlan:
+    """A dataclass's wire form, worked out once per class: its move ``TYPE`` (or None) and, per
+    field sent, (attribute, wire name, left out when None). ``metadata={"wire": False}`` keeps a
+    field off the wire; ``"wire_name"`` renames it (a wire name may be a Python keyword)."""
+    known = _WIRE_PLANS.get(cls)
+    if known is not None:
+        return known
+    move_type = getattr(cls, "TYPE", None)
+    plan = tuple(
+        (f.name, f.metadata.get("wire_name", f.name), move_type is not None and f.default is None)
+        for f in dataclasses.fields(cls)
+        if f.metadata.get("wire") is not False
+    )
+    _WIRE_PLANS[cls] = (move_type, plan)
+    return move_type, plan
+
+
 def to_wire(obj: Any) -> Any:
     """JSON-ready form of engine values: cards as strings, enums as values, records as objects."""
     kind = type(obj)
@@ -66,17 +87,13 @@ def to_wire(obj: Any) -> Any:
     if isinstance(obj, Mapping):
         return {str(k): to_wire(v) for k, v in obj.items()}
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {}
-        move_type = getattr(obj, "TYPE", None)
-        if move_type is not None:
-            out["type"] = move_type
-        for f in dataclasses.fields(obj):
-            if f.metadata.get("wire") is False:
-                continue
-            value = getattr(obj, f.name)
-            if value is None and move_type is not None and f.default is None:
+        move_type, plan = _wire_plan(kind)
+        out = {} if move_type is None else {"type": move_type}
+        for attr, name, optional in plan:
+            value = getattr(obj, attr)
+            if value is None and optional:
                 continue  # optional move fields (a next_deal template's deck) are left out
-            out[f.metadata.get("wire_name", f.name)] = to_wire(value)  # a wire name may be a Python keyword
+            out[name] = to_wire(value)
         return out
     raise TypeError(f"no wire form for {type(obj).__name__}")
 
