@@ -14,7 +14,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, post_load, valid
 from ..cards import Suit
 from ..cards.packs import by_text
 from ..engines import california_jack as engine
-from ..engines.base import BadSetup, InvalidState
+from ..engines.base import BadSetup
 from ..engines.moves import NextDeal
 from .common import (
     CardField,
@@ -28,10 +28,11 @@ from .common import (
     SuitField,
     card_of,
     deck_of,
-    flatten_errors,
     load_options,
+    load_state_with,
     options_schema,
     to_wire,
+    wire_record,
 )
 
 GAME_ID: Final = engine.GAME_ID
@@ -273,19 +274,12 @@ _STATE_SCHEMA: Final = StateSchema()
 
 def load_state(data: Any) -> engine.State:
     """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    if not isinstance(data, Mapping):
-        raise InvalidState({"state": ["must be an object"]})
-    try:
-        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
-    except ValidationError as err:
-        raise InvalidState(flatten_errors(err.messages)) from None
+    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
 
 
 def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     """The full state's wire form (§5), with the derived values unless ``derived`` is off."""
-    out: dict[str, Any] = {"game": GAME_ID, "rules_version": engine.RULES_VERSION}
-    for name, value in zip(state._fields, state):
-        out[name] = to_wire(value)
+    out = wire_record(GAME_ID, engine.RULES_VERSION, state)
     if derived:
         out.update(to_wire(engine.derived(state)))
     return out

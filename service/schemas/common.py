@@ -17,7 +17,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from ..cards import Card, Suit
 from ..cards.packs import DeckProblem, by_text, check_deck
 from ..cards.shuffle import MAX_SEED
-from ..engines.base import BadMove, BadSetup
+from ..engines.base import BadMove, BadSetup, InvalidState
 
 __all__ = [
     "MAX_MOVES",
@@ -67,6 +67,26 @@ def _wire_plan(cls: type) -> _WirePlan:
     )
     _WIRE_PLANS[cls] = (move_type, plan)
     return move_type, plan
+
+
+def wire_record(game_id: str, rules_version: str, state: Any) -> dict[str, Any]:
+    """The start of every full state's wire form: ``game``, ``rules_version``, then each field."""
+    out: dict[str, Any] = {"game": game_id, "rules_version": rules_version}
+    for name, value in zip(state._fields, state):
+        out[name] = to_wire(value)
+    return out
+
+
+def load_state_with(schema: Schema, data: Any) -> Any:
+    """A state from its wire form through a game's state ``schema``; a body that is not an object,
+    or that the schema refuses, raises InvalidState with field paths (shape only: the engine's
+    ``check_state`` judges consistency)."""
+    if not isinstance(data, Mapping):
+        raise InvalidState({"state": ["must be an object"]})
+    try:
+        return schema.load(data)
+    except ValidationError as err:
+        raise InvalidState(flatten_errors(err.messages)) from None
 
 
 def to_wire(obj: Any) -> Any:

@@ -14,7 +14,7 @@ from typing import Any, Final
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate
 
 from ..engines import russian_bank as engine
-from ..engines.base import BadSetup, InvalidState
+from ..engines.base import BadSetup
 from .common import (
     CardField,
     CardList,
@@ -25,10 +25,10 @@ from .common import (
     StrictString,
     _Bad,
     card_of,
-    flatten_errors,
     load_options,
+    load_state_with,
     options_schema,
-    to_wire,
+    wire_record,
 )
 
 GAME_ID: Final = engine.GAME_ID
@@ -135,19 +135,12 @@ _STATE_SCHEMA: Final = StateSchema()
 
 def load_state(data: Any) -> engine.State:
     """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    if not isinstance(data, Mapping):
-        raise InvalidState({"state": ["must be an object"]})
-    try:
-        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
-    except ValidationError as err:
-        raise InvalidState(flatten_errors(err.messages)) from None
+    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
 
 
 def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     """The full state's wire form (§5.1); Russian Bank has no derived values."""
-    out: dict[str, Any] = {"game": GAME_ID, "rules_version": engine.RULES_VERSION}
-    for name, value in zip(state._fields, state):
-        out[name] = to_wire(value)
+    out = wire_record(GAME_ID, engine.RULES_VERSION, state)
     return out
 
 

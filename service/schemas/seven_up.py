@@ -13,7 +13,7 @@ from typing import Any, Final
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
 
 from ..engines import seven_up as engine
-from ..engines.base import BadSetup, InvalidState
+from ..engines.base import BadSetup
 from ..engines.moves import NextDeal
 from .common import (
     CardField,
@@ -26,8 +26,8 @@ from .common import (
     _Bad,
     card_of,
     deck_of,
-    flatten_errors,
     load_options,
+    load_state_with,
     options_schema,
     to_wire,
 )
@@ -203,12 +203,7 @@ _STATE_SCHEMA: Final = StateSchema()
 
 def load_state(data: Any) -> engine.State:
     """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    if not isinstance(data, Mapping):
-        raise InvalidState({"state": ["must be an object"]})
-    try:
-        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
-    except ValidationError as err:
-        raise InvalidState(flatten_errors(err.messages)) from None
+    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
 
 
 _TEXT: Final = {c: str(c) for c in PACK}

@@ -15,7 +15,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, post_load, valid
 from ..cards import Card
 from ..cards.packs import by_text, full_52
 from ..engines import stukolka as engine
-from ..engines.base import BadSetup, InvalidState
+from ..engines.base import BadSetup
 from ..engines.moves import NextDeal
 from .common import (
     CardField,
@@ -26,8 +26,8 @@ from .common import (
     StrictString,
     _Bad,
     card_of,
-    flatten_errors,
     load_options,
+    load_state_with,
     to_wire,
 )
 
@@ -244,12 +244,7 @@ _STATE_SCHEMA: Final = StateSchema()
 
 def load_state(data: Any) -> engine.State:
     """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    if not isinstance(data, Mapping):
-        raise InvalidState({"state": ["must be an object"]})
-    try:
-        return _STATE_SCHEMA.load(data)  # type: ignore[no-any-return]
-    except ValidationError as err:
-        raise InvalidState(flatten_errors(err.messages)) from None
+    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
 
 
 def _cards_wire(cards: tuple[Card, ...]) -> list[str]:
