@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, NamedTuple
 
 from ..cards import Card
-from .base import Seat
+from .base import IllegalMove, Seat
 
 __all__ = [
     "MAX_AT",
@@ -31,6 +31,7 @@ __all__ = [
     "Flip",
     "SingleClaim",
     "Verdict",
+    "check_flip_at",
     "claims_of",
     "deal_stocks",
     "first_seat_after",
@@ -46,6 +47,16 @@ MAX_AT: Final = 2**53 - 1
 def valid_at(at: object) -> bool:
     """Whether ``at`` is a timestamp: an integer from 0 to ``MAX_AT`` (not a bool)."""
     return type(at) is int and 0 <= at <= MAX_AT
+
+
+def check_flip_at(at: int | None, last_flip_at: int | None, rule: str) -> None:
+    """A flip's optional ``at`` (both specs, §6.1): a timestamp, not before the last flip."""
+    if at is None:
+        return
+    if not valid_at(at):
+        raise IllegalMove("bad_timestamp", "at must be an integer number of milliseconds >= 0.", rule)
+    if last_flip_at is not None and at < last_flip_at:
+        raise IllegalMove("timestamp_out_of_order", f"at {at} is before the last flip at {last_flip_at}.", rule)
 
 
 class Claim(NamedTuple):

@@ -23,6 +23,7 @@ from .claims import (
     Flip,
     SingleClaim,
     Verdict,
+    check_flip_at,
     claims_of,
     deal_stocks,
     first_seat_after,
@@ -310,13 +311,7 @@ def _check(state: State, move: Move | BadMove) -> None:
         raise IllegalMove(move.code, move.detail, _rule("6.1"))
     if isinstance(move, Flip):
         _check_flip_turn(state, move.player)
-        if move.at is not None:
-            if not valid_at(move.at):
-                raise IllegalMove("bad_timestamp", "at must be an integer number of milliseconds >= 0.", _rule("6.1"))
-            if state.last_flip_at is not None and move.at < state.last_flip_at:
-                raise IllegalMove(
-                    "timestamp_out_of_order", f"at {move.at} is before the last flip at {state.last_flip_at}.", _rule("6.1")
-                )
+        check_flip_at(move.at, state.last_flip_at, _rule("6.1"))
         return
     _check_claims(state, claims_of(move), isinstance(move, Snaps))
 
