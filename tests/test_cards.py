@@ -104,3 +104,10 @@ def test_copies_of_a_card_are_the_interned_card() -> None:
     card = Card.parse("10H")
     assert copy.copy(card) is card and copy.deepcopy(card) is card
     assert copy.deepcopy((card, [card]))[1][0] is card
+
+
+def test_names_lists_cards_as_text_for_messages() -> None:
+    from service.cards import Card, names
+
+    assert names([Card.parse("AS"), Card.parse("10H")]) == "AS, 10H"
+    assert names([]) == ""

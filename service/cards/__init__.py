@@ -6,10 +6,11 @@ compare and hash them cheaply. Rank orders and point values belong to each game,
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
 from typing import Final, NamedTuple
 
-__all__ = ["BLACK", "RANKS", "RED", "SUITS", "BadCard", "Card", "Suit", "parse_card"]
+__all__ = ["BLACK", "RANKS", "RED", "SUITS", "BadCard", "Card", "Suit", "names", "parse_card"]
 
 
 class Suit(StrEnum):
@@ -86,3 +87,8 @@ def parse_card(text: str) -> Card:
 def card(text: str) -> Card:
     """Shorthand for tests and tables: the interned card named by ``text``."""
     return Card.parse(text)
+
+
+def names(cards: Iterable[Card]) -> str:
+    """Cards as text for messages: ``"AS, 10H"``."""
+    return ", ".join(str(c) for c in cards)

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, Final, NamedTuple, assert_never
 
-from ..cards import RANKS, SUITS, Card, Suit
+from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, strength
+from ..cards.turns import draw_in_turn
 from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
 from .moves import NextDeal
 
@@ -364,15 +365,11 @@ def _check_play(state: State, move: Play) -> None:
     if same:
         also = "" if rule == FOLLOW_SUIT or led is trump else f" or a trump ({trump.value})"
         raise IllegalMove(
-            "must_follow_suit", f"{led.value} was led and seat {p} holds {_names(same)}; play {led.value}{also}.", _rule("6.1")
+            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(same)}; play {led.value}{also}.", _rule("6.1")
         )
     raise IllegalMove(
-        "must_trump", f"Seat {p} is void in {led.value} and must trump with {_names(of_suit(hand, trump))}.", _rule("6.1")
+        "must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", _rule("6.1")
     )
-
-
-def _names(cards: Sequence[Card]) -> str:
-    return ", ".join(str(c) for c in cards)
 
 
 # --- transitions ----------------------------------------------------------------------------
@@ -432,18 +429,15 @@ def _finish_trick(state: State, trick: tuple[PlayedCard, ...], events: list[Even
     events.append({"type": "trick_won", "player": winner, "cards": [led.card, followed.card], "trump": trump})
     stock, hands, draws = state.stock, state.hands, state.draws
     if stock:
-        won, lost = stock[0], stock[1]
-        pub_w, pub_l = _public_draws(state.options, number)
-        new_draws = (Draw(number, winner, won, pub_w), Draw(number, loser, lost, pub_l))
+        public = dict(zip((winner, loser), _public_draws(state.options, number)))
+        after, stock, drawn = draw_in_turn(hands, stock, winner)
+        hands = (after[0], after[1])
+        new_draws = tuple(Draw(number, p, c, public[p]) for p, c in drawn)
         for d in new_draws:
             event: Event = {"type": "card_drawn", "player": d.player, "card": d.card, "trick": number, "public": d.public}
             if not d.public:
                 event.update(private_to=d.player, private=("card",))
             events.append(event)
-        hw = hands[winner] + (won,)
-        hl = hands[loser] + (lost,)
-        hands = (hw, hl) if winner == 0 else (hl, hw)
-        stock = stock[2:]
         draws = draws + new_draws
         if stock and state.options.trump_mode == CHANGING:
             trump = stock[0].suit

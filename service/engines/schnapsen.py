@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, Final, NamedTuple, assert_never
 
-from ..cards import Card, Suit
+from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, short_20
 from ..cards.tricks import beats, higher, of_suit
 from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
@@ -466,14 +466,10 @@ def _check_play(state: State, move: Play) -> None:
         return
     # refused: name the rule of §6.6 it breaks, the first in §8 order
     if allowed[0].suit is led.suit and c.suit is not led.suit:
-        raise IllegalMove("must_follow_suit", f"{led.suit.value} was led and seat {p} holds {_names(of_suit(hand, led.suit))}.", _rule("6.6"))
+        raise IllegalMove("must_follow_suit", f"{led.suit.value} was led and seat {p} holds {names(of_suit(hand, led.suit))}.", _rule("6.6"))
     if allowed[0].suit is led.suit:
-        raise IllegalMove("must_head_trick", f"{c} does not beat {led}; seat {p} holds {_names(allowed)}.", _rule("6.6"))
-    raise IllegalMove("must_trump", f"Seat {p} is void in {led.suit.value} and must trump with {_names(allowed)}.", _rule("6.6"))
-
-
-def _names(cards: Sequence[Card]) -> str:
-    return ", ".join(str(c) for c in cards)
+        raise IllegalMove("must_head_trick", f"{c} does not beat {led}; seat {p} holds {names(allowed)}.", _rule("6.6"))
+    raise IllegalMove("must_trump", f"Seat {p} is void in {led.suit.value} and must trump with {names(allowed)}.", _rule("6.6"))
 
 
 # --- transitions ----------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar, Final, NamedTuple, assert_never
 
-from ..cards import RANKS, SUITS, Card, Suit
+from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import of_suit, strength, trick_winner
@@ -579,13 +579,9 @@ def _check_play(state: State, move: Play) -> None:
     if of_suit(hand, led):
         allowed = "or trumps " if state.options.follow_rule != "follow_suit" else ""
         raise IllegalMove(
-            "must_follow_suit", f"{led.value} was led and seat {p} holds {_names(of_suit(hand, led))}; play {allowed}that suit.", _rule("6.5")
+            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(of_suit(hand, led))}; play {allowed}that suit.", _rule("6.5")
         )
-    raise IllegalMove("must_trump", f"Seat {p} is void in {led.value} and must trump with {_names(of_suit(hand, trump))}.", _rule("6.5"))
-
-
-def _names(cards: Sequence[Card]) -> str:
-    return ", ".join(str(c) for c in cards)
+    raise IllegalMove("must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", _rule("6.5"))
 
 
 # --- transitions ----------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 from ..cards import Card, Suit
 from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
 from ..cards.tricks import beats, strength, trick_winner
+from ..cards.turns import deal_one_at_a_time
 from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
 from .moves import NextDeal
 
@@ -311,9 +312,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, carry: int) -> tuple
     n = state.players
     opts = state.options
     order = _order(dealer, n)
-    hands: list[tuple[Card, ...]] = [()] * n
-    for i, seat in enumerate(order):
-        hands[seat] = (deck[i], deck[n + i], deck[2 * n + i])
+    hands, _ = deal_one_at_a_time(deck, n, order[0], HAND_SIZE)
     balances = list(state.balances)
     pot = carry
     payers = (dealer,) if opts.stake_by == "dealer" else order
@@ -325,7 +324,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, carry: int) -> tuple
         phase=Phase.DECLARE,
         dealer=dealer,
         to_move=order[0],
-        hands=tuple(hands),
+        hands=hands,
         turnup=turnup,
         stock=tuple(deck[3 * n + 1 :]),
         declarations=(None,) * n,

@@ -16,7 +16,7 @@ from enum import StrEnum
 from functools import cache
 from typing import ClassVar, Final, NamedTuple, assert_never
 
-from ..cards import Card, Suit
+from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, points, strength
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
@@ -370,18 +370,14 @@ def _check_play(state: State, move: Play) -> None:
         return
     if not is_yukon(allowed[0]):
         raise IllegalMove(
-            "must_follow_suit", f"{led.value} was led and seat {p} holds {_names(allowed)} (a jack is not of its suit).", _rule("6.1")
+            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(allowed)} (a jack is not of its suit).", _rule("6.1")
         )
-    raise IllegalMove("must_play_yukon", f"Seat {p} has no {led.value} and must play a Yukon: {_names(allowed)}.", _rule("6.1"))
+    raise IllegalMove("must_play_yukon", f"Seat {p} has no {led.value} and must play a Yukon: {names(allowed)}.", _rule("6.1"))
 
 
 @cache
 def _pack_set(players: int, removed_two: str) -> frozenset[Card]:
     return frozenset(_pack(players, removed_two))
-
-
-def _names(cards: Sequence[Card]) -> str:
-    return ", ".join(str(c) for c in cards)
 
 
 # --- transitions ----------------------------------------------------------------------------
