@@ -13,7 +13,7 @@ COPY pyproject.toml README.md openapi.yaml ./
 COPY service ./service
 # The wheel carries service/openapi.yaml (the file, not the repository's symlink).
 RUN /opt/venv/bin/pip install --no-cache-dir . \
- && /opt/venv/bin/python -c "import service.app as a; assert a.OPENAPI_PATH.read_bytes().startswith(b'openapi:')"
+ && /opt/venv/bin/python -c "from service.resources import openapi_path; assert openapi_path().read_bytes().startswith(b'openapi:')"
 
 FROM ${PYTHON_IMAGE} AS runtime
 LABEL org.opencontainers.image.title="card-referee" \

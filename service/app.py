@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response
@@ -16,13 +15,12 @@ from .api.routes import bp
 from .cards.shuffle import deal_deck
 from .config import Config
 from .engines import ENGINES
+from .resources import openapi_path
 from .schemas import SCHEMAS
 from .sealing import Sealer
 
 log = logging.getLogger("service")
 
-# service/openapi.yaml is a symlink to the repository's openapi.yaml; wheels carry the file itself.
-OPENAPI_PATH = Path(__file__).resolve().parent / "openapi.yaml"
 
 
 def build(overrides: Mapping[str, Any] | None = None) -> Flask:
@@ -42,7 +40,8 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
 
     app.register_blueprint(play_bp)
 
-    spec_bytes = OPENAPI_PATH.read_bytes() if OPENAPI_PATH.exists() else b""
+    spec_path = openapi_path()
+    spec_bytes = spec_path.read_bytes() if spec_path.is_file() else b""
 
     @app.get("/openapi.yaml")
     def openapi() -> Response:
