@@ -32,6 +32,7 @@ RANK_VALUE: Final = {r: i for i, r in enumerate(("2", "3", "4", "5", "6", "7", "
 CARD_POINTS: Final = {r: (11 if r == "A" else min(10, v)) for r, v in RANK_VALUE.items()}
 HAND_SIZE: Final = 4
 MAX_STAKE: Final = 10**9
+HOUSE_LIMIT: Final = 10**15  # §7.5: a balance or carry beyond it ends the game (amounts stay exact in JSON)
 """Largest blind amount or raise total a move may name (an implementation bound: JSON-safe sums)."""
 
 
@@ -779,8 +780,7 @@ def _full_hand(state: State, seat: Seat) -> tuple[Card, ...]:
 def _end_hand(state: State, result: Result, events: list[Event]) -> State:
     """§7.4/§7.5: deal_over, or game_over after hand N."""
     events.append({"type": "hand_over", **_result_wire(result)})
-    limit = state.options.hands
-    over = limit is not None and state.hand_number >= limit
+    over = _hand_limit_met(state) or past_house_limit(state)
     state = state._replace(
         phase=Phase.GAME_OVER if over else Phase.DEAL_OVER, to_move=None, pending=(), last_result=result
     )
@@ -789,6 +789,20 @@ def _end_hand(state: State, result: Result, events: list[Event]) -> State:
         assert outcome_ is not None
         events.append({"type": "game_over", "winner": sorted(outcome_.winners)})
     return state
+
+
+def _hand_limit_met(state: State) -> bool:
+    """§7.5: hand N of the ``hands`` option is over."""
+    return state.options.hands is not None and state.hand_number >= state.options.hands
+
+
+def past_house_limit(state: State) -> bool:
+    """§7.5 house limit: a balance or the carry has gone beyond ±HOUSE_LIMIT, so the game ends.
+
+    One hand moves at most a few times ``MAX_STAKE`` per seat, so from any position within the limit
+    every amount stays within ±(2^53 − 1), where every JSON client reads it exactly.
+    """
+    return state.carry > HOUSE_LIMIT or any(abs(b) > HOUSE_LIMIT for b in state.balances)
 
 
 def _result_wire(result: Result) -> dict[str, object]:
@@ -811,7 +825,7 @@ def outcome(state: State) -> Outcome | None:
     if state.phase is not Phase.GAME_OVER:
         return None
     top = max(state.balances)
-    return Outcome(frozenset(s for s, b in enumerate(state.balances) if b == top), "hands_played")
+    return Outcome(frozenset(s for s, b in enumerate(state.balances) if b == top), "hands_played" if _hand_limit_met(state) else "house_limit")
 
 
 def status(state: State) -> str:
@@ -1019,8 +1033,9 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
             bad("carry", "only a carried tie leaves a carry")
         elif s.last_result.kind is ResultKind.TIE_CARRIED and s.carry != s.last_result.pot:
             bad("carry", "a carried tie carries its pot")
-        if phase is Phase.GAME_OVER and (s.options.hands is None or s.hand_number != s.options.hands):
-            bad("phase", "game_over only after hand N of the hands option")
-        if phase is Phase.DEAL_OVER and s.options.hands is not None and s.hand_number >= s.options.hands:
-            bad("phase", "hand N of the hands option ends the game")
+        over = _hand_limit_met(s) or past_house_limit(s)
+        if phase is Phase.GAME_OVER and not over:
+            bad("phase", "game_over only after hand N of the hands option, or past the house limit")
+        if phase is Phase.DEAL_OVER and over:
+            bad("phase", "hand N of the hands option, or passing the house limit, ends the game")
 

@@ -44,6 +44,7 @@ VIOLATIONS: Final = ("refuse", "penalize")
 MAX_STAKE: Final = 999_999_999
 MAX_LIMIT: Final = 10**15
 MAX_DEALS: Final = 100_000
+HOUSE_LIMIT: Final = 10**14  # §7.4: a balance or carry beyond it ends the game (amounts stay exact in JSON)
 
 # §6.4 the obligations, in table order (the first failing row gives the code).
 MUST_LEAD_TRUMP_ACE: Final = "must_lead_trump_ace"
@@ -786,8 +787,7 @@ def _end_without_play(state: State, kind: Kind, winner: Seat | None, events: lis
 def _end_deal(state: State, result: Result, events: list[Event]) -> State:
     """§7.1 step 5 and §7.4: ``deal_over``, or ``game_over`` once the deal limit is met with nothing carried."""
     events.append({"type": "deal_over", "result": result_wire(result)})
-    limit = state.options.deals
-    over = limit is not None and state.deal_number >= limit and state.carry == 0
+    over = _deal_limit_met(state) or past_house_limit(state)
     state = state._replace(
         phase=Phase.GAME_OVER if over else Phase.DEAL_OVER, to_move=None, leader=None, last_result=result
     )
@@ -816,6 +816,22 @@ def result_wire(r: Result) -> dict[str, object]:
     return {"kind": r.kind.value, "pot": r.pot, "winner": r.winner, "carry": r.carry}
 
 
+def _deal_limit_met(state: State) -> bool:
+    """§7.4: the last deal of the ``deals`` option is over and nothing is carried."""
+    limit = state.options.deals
+    return limit is not None and state.deal_number >= limit and state.carry == 0
+
+
+def past_house_limit(state: State) -> bool:
+    """§7.4 house limit: a balance or the carry has gone beyond ±HOUSE_LIMIT, so the game ends.
+
+    Remizes can grow the carry geometrically; the limit keeps every amount the service writes within
+    ±(2^53 − 1), where every JSON client reads it exactly (the next deal's stakes and remizes stay
+    far inside that bound from any position within the limit).
+    """
+    return state.carry > HOUSE_LIMIT or any(abs(b) > HOUSE_LIMIT for b in state.balances)
+
+
 def _leaders(state: State) -> frozenset[Seat]:
     top = max(state.balances)
     return frozenset(s for s, b in enumerate(state.balances) if b == top)
@@ -825,7 +841,7 @@ def outcome(state: State) -> Outcome | None:
     """Once the game is over: the seats with the highest balance (CONVENTIONS.md)."""
     if state.phase is not Phase.GAME_OVER:
         return None
-    return Outcome(_leaders(state), "deal_limit")
+    return Outcome(_leaders(state), "deal_limit" if _deal_limit_met(state) else "house_limit")
 
 
 def status(state: State) -> str:
@@ -1098,7 +1114,6 @@ def _check_result(s: State, bad: Callable[[str, str], None], ended: bool, tapped
             bad("last_result", f"{r.kind.value} does not fit the declarations")
         if r.carry != (s.pot if r.kind is Kind.ALL_PASSED else 0):
             bad("last_result.carry", "the pot is carried only when everybody passed")
-    limit = s.options.deals
-    over = limit is not None and s.deal_number >= limit and s.carry == 0
+    over = _deal_limit_met(s) or past_house_limit(s)
     if (s.phase is Phase.GAME_OVER) != over:
-        bad("phase", "game_over exactly when the deal limit is reached and nothing is carried (§7.4)")
+        bad("phase", "game_over exactly when the deal limit is reached with nothing carried, or past the house limit (§7.4)")
