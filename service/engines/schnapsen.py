@@ -1,6 +1,6 @@
 """Schnapsen: the two-handed Austrian member of the Sixty-six family.
 
-The contract is ``shared/rules/schnapsen.md``; section numbers (§) below refer to it. Pure
+The contract is ``docs/rules/schnapsen.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State``; decks arrive as data.
 
 The state is a ``NamedTuple``: immutable like a frozen dataclass, but built and copied about four

@@ -1,4 +1,4 @@
-"""Bragging engine: one rule per test, each citing ``shared/rules/bragging.md`` (STYLE.md B6).
+"""Bragging engine: one rule per test, each citing ``docs/rules/bragging.md`` (STYLE.md B6).
 
 Positions come from the spec's §10 decks (or seeded shuffles) plus moves. The last part plays
 1,000+ seeded random hands per player count (2 to 8) checking the accounts (no unit of money is
@@ -41,7 +41,7 @@ from service.schemas.common import to_wire
 from tests.playouts import candidate_moves, fill_template, is_template, random_playout
 
 CODEC = SCHEMAS["bragging"]
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "rules" / "bragging.md"
+SPEC = Path(__file__).resolve().parents[2] / "docs" / "rules" / "bragging.md"
 
 # §10 decks
 EX1 = ("9H AS 10C 6H 2C 7D JC AD KH QS 4D 9S 5S 3H 8C KD 2S 3S 4S 6S 7S 8S 10S JS KS 2H 4H 5H 7H 8H "

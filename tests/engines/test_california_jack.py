@@ -1,4 +1,4 @@
-"""California Jack engine: one rule per test, each citing ``shared/rules/california_jack.md``.
+"""California Jack engine: one rule per test, each citing ``docs/rules/california_jack.md``.
 
 Positions come from real decks: the spec's deck A (§10) and its 52 plays, or decks built by
 ``deck_for`` to deal chosen hands and stock. HTTP tests at the end play whole matches in open and
@@ -33,7 +33,7 @@ from tests.playouts import candidate_moves, fill_template, is_template, random_p
 
 PACK = full_52()
 CODEC = SCHEMAS["california_jack"]
-SPEC_FILE = Path(__file__).resolve().parents[3] / "shared" / "rules" / "california_jack.md"
+SPEC_FILE = Path(__file__).resolve().parents[2] / "docs" / "rules" / "california_jack.md"
 
 
 # --- helpers ----------------------------------------------------------------------------------

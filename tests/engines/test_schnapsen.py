@@ -1,4 +1,4 @@
-"""Schnapsen engine: one rule per test, each citing ``shared/rules/schnapsen.md`` (STYLE.md B6).
+"""Schnapsen engine: one rule per test, each citing ``docs/rules/schnapsen.md`` (STYLE.md B6).
 
 Positions come from real decks (the spec's §10 decks where possible) plus moves, or are built
 directly as ``State`` values with ``position`` (every one passes ``check_state`` unless a test says

@@ -1,4 +1,4 @@
-"""Yukon engine: one rule per test, each citing ``shared/rules/yukon.md`` (STYLE.md B6).
+"""Yukon engine: one rule per test, each citing ``docs/rules/yukon.md`` (STYLE.md B6).
 
 Positions come from real decks (the spec's §10 deck Y4 where possible) plus moves, or from a deck
 built to deal chosen hands (``deck_for``).
