@@ -5,7 +5,8 @@
 Numbered headings get stable anchors (``## 8. Errors`` → ``#s8``, ``### 6.1 …`` → ``#s6-1``), and
 ``rule_url`` turns an engine's citation (``"schnapsen §6.1"``) into a link to that anchor.
 
-``GET /errors/<code>`` is the page behind every problem ``type`` (``/errors/<code>``): the code's
+``GET /errors/<code>`` is the page behind every problem ``type`` (``/errors/<code>``), HTML unless the
+client asks for Markdown: the code's
 status and meaning from ``docs/rules/errors.md``, and, for a rules code, each game's own wording and
 the sections it cites, read from §8 of that game's page.
 """
@@ -144,9 +145,10 @@ def _page(markdown: str) -> str:
     )
 
 
-def _respond(markdown: str) -> Response:
-    """Markdown, or HTML when the client prefers it (a browser); ``Vary: Accept`` either way."""
-    best = request.accept_mimetypes.best_match([MARKDOWN, HTML], default=MARKDOWN)
+def _respond(markdown: str, default: str = MARKDOWN) -> Response:
+    """``default`` (Markdown or HTML) unless the client prefers the other; ``Vary: Accept`` either way."""
+    offered = [default, HTML if default == MARKDOWN else MARKDOWN]
+    best = request.accept_mimetypes.best_match(offered, default=default)
     if best == HTML:
         resp = Response(_page(markdown), mimetype=HTML)  # Flask adds charset=utf-8
         resp.headers["Content-Security-Policy"] = CSP
@@ -234,8 +236,7 @@ def error_markdown(code: str) -> str | None:
         lines += [
             "## Games that raise it",
             "",
-            "Each game's wording (§8 of its rules page) and the sections a refusal with this code cites "
-            "in `rule` (linked in `rule_url`):",
+            "Each game's wording (§8 of its rules page) and the sections its refusals cite in `rule` (linked in `rule_url`):",
             "",
             "| Game | Meaning in this game | Rule |",
             "|---|---|---|",
@@ -244,22 +245,8 @@ def error_markdown(code: str) -> str | None:
             name = ENGINES[use.game_id].NAME
             lines.append(f"| [{name}](/v1/games/{use.game_id}/rules#s8) | {use.meaning} | {use.rules or '—'} |")
         lines.append("")
-    lines += ["All codes: see `GET /errors/` for the list, and each game's rules page, §8.", ""]
+    lines += ["The codes of a game, in the order its checks apply, are in §8 of its rules page.", ""]
     return "\n".join(lines)
-
-
-def index_markdown() -> str:
-    """The list of every problem code, linked to its page."""
-    lines = [
-        "# Problem codes",
-        "",
-        "Every error is `application/problem+json` with a stable `code`; its `type` is `/errors/<code>`.",
-        "",
-        "| Code | Status | Meaning |",
-        "|---|---|---|",
-    ]
-    lines += [f"| [`{c.code}`](/errors/{c.code}) | {c.status} | {c.meaning} |" for c in codes().values()]
-    return "\n".join(lines) + "\n"
 
 
 # --- endpoints ------------------------------------------------------------------------------
@@ -275,16 +262,10 @@ def rules(game_id: str) -> Response:
     return _respond(text)
 
 
-@bp.get("/errors/")
-def errors_index() -> Response:
-    """Every problem code with its status and meaning."""
-    return _respond(index_markdown())
-
-
 @bp.get("/errors/<code>")
 def error(code: str) -> Response:
     """The page behind a problem ``type``: the code's status, meaning, and the games that raise it."""
     text = error_markdown(code) if _CODE.fullmatch(code) else None
     if text is None:
-        raise NotFound(f"There is no problem code {code[:64]!r}; GET /errors/ lists them.")
-    return _respond(text)
+        raise NotFound(f"There is no problem code {code[:64]!r}; each game's rules page lists its codes in §8.")
+    return _respond(text, default=HTML)
