@@ -5,10 +5,9 @@
 Numbered headings get stable anchors (``## 8. Errors`` → ``#s8``, ``### 6.1 …`` → ``#s6-1``), and
 ``rule_url`` turns an engine's citation (``"schnapsen §6.1"``) into a link to that anchor.
 
-``GET /errors/<code>`` is the page behind every problem ``type`` (``/errors/<code>``), HTML unless the
-client asks for Markdown: the code's
-status and meaning from ``docs/rules/errors.md``, and, for a rules code, each game's own wording and
-the sections it cites, read from §8 of that game's page.
+``GET /errors/<code>`` is the page behind every problem ``type`` (``/errors/<code>``), HTML unless
+the client asks for Markdown: the code's status and meaning from ``docs/rules/errors.md`` and, for
+a rules code, each game's own wording and the sections it cites, read from §8 of that game's page.
 """
 
 from __future__ import annotations
