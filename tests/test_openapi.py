@@ -1,6 +1,6 @@
 """openapi.yaml is valid, complete for the engines it documents, and enforced by tests/contract.py.
 
-The contract (DESIGN.md, CONVENTIONS.md, each game's spec, docs/wire.md) says what the document
+The contract (docs/rules/conventions.md, each game's rules page, docs/wire.md) says what the document
 must hold; these tests pin the parts that code can check: the document validates, every error
 response is a problem, every error code is listed, the move unions and options match the engines,
 the examples are true, and the response checker both accepts real responses and fails wrong ones.
@@ -178,7 +178,7 @@ def test_spec_validates() -> None:
 
 
 def test_every_endpoint_is_documented() -> None:
-    """DESIGN.md's HTTP contract: every endpoint, with its method."""
+    """The HTTP contract (docs/rules/conventions.md, README): every endpoint, with its method."""
     want = {
         ("/v1/games", "get"), ("/v1/games/{game_id}", "get"),
         ("/v1/games/{game_id}/new", "post"), ("/v1/games/{game_id}/moves", "post"),

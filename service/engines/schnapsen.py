@@ -762,7 +762,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
     return frozenset(seen)
 
 
-# --- consistency of a client-supplied state (DESIGN.md "State validation") --------------------
+# --- consistency of a client-supplied state (docs/rules/conventions.md "State validation")----------------
 
 
 def check_state(state: State) -> None:

@@ -731,7 +731,7 @@ def _broken_states() -> list[tuple[str, State]]:
 
 @pytest.mark.parametrize(("name", "state"), _broken_states(), ids=[n for n, _ in _broken_states()])
 def test_check_state_refuses_impossible_positions(name: str, state: State) -> None:
-    """DESIGN.md: a state that could not arise in play is invalid_state, with a field path."""
+    """conventions.md: a state that could not arise in play is invalid_state, with a field path."""
     with pytest.raises(InvalidState) as info:
         B.check_state(state)
     assert info.value.code == "invalid_state" and info.value.errors

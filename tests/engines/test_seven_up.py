@@ -757,7 +757,7 @@ def test_states_round_trip_and_check():
     ],
 )
 def test_inconsistent_states_are_refused(mutate: Any):
-    """DESIGN.md: a state that could not arise in play is ``invalid_state``."""
+    """conventions.md: a state that could not arise in play is ``invalid_state``."""
     s = new(cs(EX1))
     S.check_state(s)
     with pytest.raises(InvalidState):
