@@ -178,12 +178,12 @@ def observed_refusals() -> dict[str, dict[str, set[str]]]:
 
         options, players = engine.Options(), engine.DEFAULT_PLAYERS
         deck = deal_deck(engine.pack(options, players), 0)
-        setups = [lambda: engine.new_game(options, players, deck[:-1]), lambda: engine.new_game(options, max(engine.PLAYER_COUNTS) + 1, deck)]
+        setups = [(options, players, deck[:-1]), (options, max(engine.PLAYER_COUNTS) + 1, deck)]  # a card short; a seat too many
         if any(f.name == "dealer" for f in dataclasses.fields(options)):
-            setups.append(lambda: engine.new_game(dataclasses.replace(options, dealer=players + 5), players, deck))
-        for setup in setups:
+            setups.append((dataclasses.replace(options, dealer=players + 5), players, deck))  # no such dealer
+        for bad_options, bad_players, bad_deck in setups:
             try:
-                setup()
+                engine.new_game(bad_options, bad_players, bad_deck)
             except RulesError as exc:
                 game[exc.code].add(str(exc.rule))
         for seed in range(2):
@@ -255,7 +255,7 @@ def emitted_codes() -> dict[str, int]:
                 codes.setdefault(code, 422)
         for code in rule_column(game_id):
             codes.setdefault(code, 422)
-        for code, _ in observed_refusals()[game_id].items():
+        for code in observed_refusals()[game_id]:
             codes.setdefault(code, 422)
     for name, schema in SPEC["components"]["schemas"].items():  # the contract's code lists
         if name.endswith("ProblemCode"):
