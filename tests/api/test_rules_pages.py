@@ -356,6 +356,9 @@ def test_rules_page_is_html_for_a_browser(client: FlaskClient, game_id: str) -> 
     ids = served_ids(client, game_id)
     assert {anchor(s) for s in headings(game_id)} <= ids
     assert "<table>" in body and "<code>" in body
+    for target, fragment in re.findall(r'href="(/v1/games/[a-z_]+/rules)?#([^"]+)"', body):  # every link lands on a heading
+        other = target.split("/")[3] if target else game_id
+        assert fragment in served_ids(client, other), f"{game_id}: link to {target}#{fragment}"
 
 
 def test_rules_page_of_an_unknown_game_is_a_problem(client: FlaskClient) -> None:
