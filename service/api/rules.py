@@ -41,7 +41,7 @@ _CODE = re.compile(r"[a-z][a-z0-9_]{0,63}")
 _ROW = re.compile(r"^\|\s*`([a-z_]+)`\s*\|(.*)\|\s*$")
 
 _STYLE = """
-body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1b1b1b; }
+body { font: 16px/1.5 system-ui, sans-serif; max-width: 52rem; margin: 2rem auto; padding: 0 1rem; color: #1b1b1b; overflow-wrap: break-word; }
 h1, h2, h3, h4 { line-height: 1.25; }
 h2 { border-bottom: 1px solid #ddd; padding-bottom: .2rem; margin-top: 2rem; }
 code { background: #f3f3f3; padding: 0 .2rem; border-radius: 3px; font-size: .92em; }
