@@ -12,6 +12,7 @@ from flask_swagger_ui import get_swaggerui_blueprint
 from . import observability
 from .api import problems
 from .api.routes import bp
+from .api.rules import bp as rules_bp
 from .cards.shuffle import deal_deck
 from .config import Config
 from .engines import ENGINES
@@ -36,6 +37,7 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     readiness = observability.install(app)
     problems.register(app)
     app.register_blueprint(bp)
+    app.register_blueprint(rules_bp)  # /v1/games/<id>/rules and /errors/<code>
     from .play import bp as play_bp  # the playground page at /play (service/play/)
 
     app.register_blueprint(play_bp)

@@ -1,6 +1,6 @@
 """openapi.yaml is valid, complete for the engines it documents, and enforced by tests/contract.py.
 
-The contract (DESIGN.md, CONVENTIONS.md, each game's spec, docs/wire.md) says what the document
+The contract (docs/rules/conventions.md, each game's rules page, docs/wire.md) says what the document
 must hold; these tests pin the parts that code can check: the document validates, every error
 response is a problem, every error code is listed, the move unions and options match the engines,
 the examples are true, and the response checker both accepts real responses and fails wrong ones.
@@ -37,12 +37,12 @@ except ModuleNotFoundError:  # tests/ imported as a package
     from tests.contract import SPEC, SPEC_PATH, assert_conforms, is_valid, plain_validator_at, validator_at
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"  # the specs (read-only), beside the repository when present
+RULES = REPO / "docs" / "rules"  # the rules pages, with each game's §8 code table
 SCHEMAS = SPEC["components"]["schemas"]
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
 PROBLEM_REF = "#/components/schemas/Problem"
 
-# §10 Example 1 of shared/rules/schnapsen.md.
+# §10 Example 1 of docs/rules/schnapsen.md.
 EXAMPLE_1_DECK = ["AH", "10S", "KD", "QC", "JH", "AS", "QH", "10H", "JD", "KH",
                   "KS", "AD", "JS", "QS", "10C", "AC", "KC", "JC", "QD", "10D"]
 
@@ -178,7 +178,7 @@ def test_spec_validates() -> None:
 
 
 def test_every_endpoint_is_documented() -> None:
-    """DESIGN.md's HTTP contract: every endpoint, with its method."""
+    """The HTTP contract (docs/rules/conventions.md, README): every endpoint, with its method."""
     want = {
         ("/v1/games", "get"), ("/v1/games/{game_id}", "get"),
         ("/v1/games/{game_id}/new", "post"), ("/v1/games/{game_id}/moves", "post"),
@@ -285,28 +285,27 @@ def _table_codes(text: str, start: str, end: str) -> set[str]:
     return set(re.findall(r"^\|\s*`([a-z_]+)`\s*\|", section, flags=re.MULTILINE))
 
 
-@pytest.mark.skipif(not (SHARED / "rules").is_dir(), reason="shared specs not beside the repository")
 def test_transcribed_codes_match_the_specs() -> None:
-    """The code lists above are those of the spec files."""
-    conventions = (SHARED / "rules" / "CONVENTIONS.md").read_text(encoding="utf-8")
-    schnapsen = (SHARED / "rules" / "schnapsen.md").read_text(encoding="utf-8")
+    """The code lists above are those of the rules pages (docs/rules)."""
+    conventions = (RULES / "conventions.md").read_text(encoding="utf-8")
+    schnapsen = (RULES / "schnapsen.md").read_text(encoding="utf-8")
     assert _table_codes(conventions, "## Common error codes", "\n## ") == COMMON_CODES
     section8 = _table_codes(schnapsen, "## 8. Errors", "\n## 9.")
     creation = set(re.findall(r"`([a-z_]+)`", schnapsen.split("Creation errors:", 1)[1].split("\n", 1)[0]))
     assert section8 | creation == SCHNAPSEN_CODES
-    russian_bank = (SHARED / "rules" / "russian_bank.md").read_text(encoding="utf-8")
+    russian_bank = (RULES / "russian_bank.md").read_text(encoding="utf-8")
     section8 = _table_codes(russian_bank, "## 8. Errors", "\n## 9.")
     creation = set(re.findall(r"`([a-z_]+)`", russian_bank.split("Creation errors:", 1)[1].split("\n", 1)[0]))
     assert section8 | creation == RUSSIAN_BANK_CODES
-    bragging = (SHARED / "rules" / "bragging.md").read_text(encoding="utf-8")
+    bragging = (RULES / "bragging.md").read_text(encoding="utf-8")
     assert _table_codes(bragging, "## 8. Errors", "\n## 9.") == BRAGGING_CODES
-    seven_up = (SHARED / "rules" / "seven_up.md").read_text(encoding="utf-8")
+    seven_up = (RULES / "seven_up.md").read_text(encoding="utf-8")
     section8 = _table_codes(seven_up, "## 8. Errors", "\n## 9.")
     creation = set(re.findall(r"`([a-z_]+)`", seven_up.split("Creation errors:", 1)[1].split("\n", 1)[0]))
     assert section8 | creation == SEVEN_UP_CODES
-    stukolka = (SHARED / "rules" / "stukolka.md").read_text(encoding="utf-8")
+    stukolka = (RULES / "stukolka.md").read_text(encoding="utf-8")
     assert _table_codes(stukolka, "## 8. Errors", "\n## 9.") == STUKOLKA_CODES
-    yukon = (SHARED / "rules" / "yukon.md").read_text(encoding="utf-8")
+    yukon = (RULES / "yukon.md").read_text(encoding="utf-8")
     assert _table_codes(yukon, "## 8. Errors", "\n## 9.") == YUKON_CODES
 
 

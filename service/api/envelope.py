@@ -1,4 +1,4 @@
-"""The response envelope of DESIGN.md, built from a state (no Flask: tests build it directly)."""
+"""The response envelope (docs/rules/conventions.md), built from a state (no Flask: tests build it directly)."""
 
 from __future__ import annotations
 

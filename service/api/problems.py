@@ -1,7 +1,9 @@
 """The one error boundary: every exception becomes ``application/problem+json`` (RFC 9457).
 
 Views never catch rules errors; they raise, and ``register(app)`` turns each family into a
-problem with a stable ``code``. ``type`` is the relative reference ``/errors/<code>``.
+problem with a stable ``code``. ``type`` is the relative reference ``/errors/<code>``, a page that
+describes the code (``rules.py``); a rules refusal's ``rule`` comes with ``rule_url``, the link to
+that section of the game's rules page.
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from ..engines import UnknownGame
 from ..engines.base import IllegalMove, InvalidState, RulesError
 from ..observability import count_illegal_move
 from ..schemas.common import flatten_errors
+from .rules import rule_url
 
-__all__ = ["ApiError", "problem", "problem_body", "register"]
+__all__ = ["ApiError", "problem", "problem_body", "register", "title"]
 
 log = logging.getLogger("service.api")
 
@@ -46,13 +49,14 @@ class ApiError(Exception):
         self.errors = dict(errors) if errors else None
 
 
-def _title(code: str) -> str:
+def title(code: str) -> str:
+    """The fixed title of a problem code: ``must_follow_suit`` → ``Must follow suit``."""
     return code.replace("_", " ").capitalize()
 
 
 def problem_body(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
     """The problem document for ``code``; ``extra`` members with value None are left out."""
-    body: dict[str, Any] = {"type": f"/errors/{code}", "title": _title(code), "status": status, "code": code, "detail": detail}
+    body: dict[str, Any] = {"type": f"/errors/{code}", "title": title(code), "status": status, "code": code, "detail": detail}
     body.update({k: v for k, v in extra.items() if v is not None})
     return body
 
@@ -65,6 +69,7 @@ def rules_problem(exc: RulesError, move: Any = None) -> dict[str, Any]:
         exc.code,
         exc.detail,
         rule=exc.rule,
+        rule_url=rule_url(exc.rule),
         move=move if isinstance(move, dict) and isinstance(exc, IllegalMove) else None,
         errors=errors,
     )
@@ -107,7 +112,7 @@ def register(app: Flask) -> None:
     def _http(exc: HTTPException) -> Response:
         status = exc.code or 500
         code = _HTTP_CODES.get(status, "invalid_request" if status < 500 else "internal")
-        detail = exc.description or _title(code)
+        detail = exc.description or title(code)
         headers = {}
         allowed = getattr(exc, "valid_methods", None)
         if status == 405 and allowed:

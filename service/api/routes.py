@@ -243,6 +243,7 @@ def _entry(engine: Any) -> dict[str, Any]:
         "rules_version": engine.RULES_VERSION,
         "move_types": list(engine.MOVE_TYPES),
         "options": options,
+        "rules_url": f"/v1/games/{engine.GAME_ID}/rules",
     }
 
 

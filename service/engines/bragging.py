@@ -1,6 +1,6 @@
 """Bragging: the Russian four-card brag game at the start of seed 002 (2 to 8 players).
 
-The contract is ``shared/rules/bragging.md``; section numbers (§) below refer to it. There is no
+The contract is ``docs/rules/bragging.md``; section numbers (§) below refer to it. There is no
 trick play: seats stake antes, blinds and over-blinds, receive two cards down and two up (blind
 stakers and the dealer all four down), bet one round and compare hands. The referee keeps the
 accounts: ``sum(balances) + pot + carry`` is 0 in every state (``money``).

@@ -1,6 +1,6 @@
 """California Jack: two-handed All Fours with a face-up stock and a trump that moves.
 
-The contract is ``shared/rules/california_jack.md``; section numbers (§) below refer to it. Pure
+The contract is ``docs/rules/california_jack.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State`` (a ``NamedTuple``: cheap ``_replace`` copies); decks arrive as
 data. Trick resolution and suit helpers come from ``cards/tricks.py``, the High/Low/Jack/Game count
 from ``cards/all_fours.py``; what is California Jack's own (the changing trump, the draws and who
@@ -614,7 +614,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
     return frozenset(seen)
 
 
-# --- consistency of a client-supplied state (DESIGN.md "State validation") --------------------
+# --- consistency of a client-supplied state (docs/rules/conventions.md "State validation")----------------
 
 
 def check_state(state: State) -> None:

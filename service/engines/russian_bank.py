@@ -1,6 +1,6 @@
 """Russian Bank (Crapette): two players, two packs, a race to get rid of one's own cards.
 
-The contract is ``shared/rules/russian_bank.md``; section numbers (§) below refer to it. Pure
+The contract is ``docs/rules/russian_bank.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State``; decks arrive as data.
 
 Move generation (§6.7) is linear in the number of free cards plus the number of moves: one pass

@@ -1,6 +1,6 @@
 """Schnapsen: the two-handed Austrian member of the Sixty-six family.
 
-The contract is ``shared/rules/schnapsen.md``; section numbers (§) below refer to it. Pure
+The contract is ``docs/rules/schnapsen.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State``; decks arrive as data.
 
 The state is a ``NamedTuple``: immutable like a frozen dataclass, but built and copied about four
@@ -762,7 +762,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
     return frozenset(seen)
 
 
-# --- consistency of a client-supplied state (DESIGN.md "State validation") --------------------
+# --- consistency of a client-supplied state (docs/rules/conventions.md "State validation")----------------
 
 
 def check_state(state: State) -> None:

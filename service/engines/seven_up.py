@@ -1,6 +1,6 @@
 """Seven Up (All Fours, High-Low-Jack, Old Sledge): 2 or 3 players alone, or 4 in partnerships.
 
-The contract is ``shared/rules/seven_up.md``; section numbers (§) below refer to it. Pure
+The contract is ``docs/rules/seven_up.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State`` (a ``NamedTuple``); decks arrive as data. Trick resolution
 comes from ``cards/tricks.py`` and the High/Low/Jack/Game count from ``cards/all_fours.py``; the
 trump-making (stand, beg, give, run), the discard and the follow rules are this game's own.

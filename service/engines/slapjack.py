@@ -1,6 +1,6 @@
 """Slapjack: turn cards to a centre pile in turn; the first hand on a jack takes the pile.
 
-The contract is ``shared/rules/slapjack.md``; section numbers (§) below refer to it. Pure functions
+The contract is ``docs/rules/slapjack.md``; section numbers (§) below refer to it. Pure functions
 over an immutable ``State``; decks, seeds and the clients' timestamps arrive as data. The deal,
 flips and the judging of competing claims are shared with Snap (``claims.py``).
 """

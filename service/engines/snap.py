@@ -1,6 +1,6 @@
 """Snap: turn cards onto your own face-up pile; call "Snap!" first when two visible tops pair.
 
-The contract is ``shared/rules/snap.md``; section numbers (§) below refer to it. Pure functions
+The contract is ``docs/rules/snap.md``; section numbers (§) below refer to it. Pure functions
 over an immutable ``State``; decks and the clients' timestamps arrive as data. The deal, flips and
 the judging of competing claims are shared with Slapjack (``claims.py``).
 """

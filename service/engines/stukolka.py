@@ -1,6 +1,6 @@
 """Stukolka: the Russian knocking game of the Loo family (3 to 7 players, money accounts).
 
-The contract is ``shared/rules/stukolka.md``; section numbers (§) below refer to it. Pure
+The contract is ``docs/rules/stukolka.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State``; decks arrive as data. The referee keeps the accounts: every
 seat's balance, the pot and the carry are in the state, and no unit of money is ever created or
 lost (``money`` is the constant total; ``check_state`` refuses a state that breaks it).

@@ -1,6 +1,6 @@
 """Yukon: the trick-taking game where the four jacks ("Yukons") outrank every other card.
 
-The contract is ``shared/rules/yukon.md``; section numbers (§) below refer to it. Pure functions
+The contract is ``docs/rules/yukon.md``; section numbers (§) below refer to it. Pure functions
 over an immutable ``State``; decks arrive as data. Following suit, trick resolution and the point
 count are built from the shared helpers of ``cards/tricks.py``, the deal, the draws and the
 partnerships from ``cards/turns.py``; what is Yukon's own (a jack never
@@ -604,7 +604,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
     return frozenset(seen)
 
 
-# --- consistency of a client-supplied state (DESIGN.md "State validation") --------------------
+# --- consistency of a client-supplied state (docs/rules/conventions.md "State validation")----------------
 
 
 def check_state(state: State) -> None:

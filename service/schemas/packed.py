@@ -1,6 +1,6 @@
 """The compact form of a trusted state, for sealed tokens: compiled once from the State's types.
 
-A token's state was sealed by this service, so it needs no re-validation (DESIGN.md): decoding it
+A token's state was sealed by this service, so it needs no re-validation (docs/rules/conventions.md): decoding it
 through the validating marshmallow schema would spend most of a request on checks that cannot
 fail. ``Packer`` reads the type annotations of an engine's ``State`` (a ``NamedTuple``) and builds
 an encoder and a decoder for exactly those types: records become positional lists, cards their

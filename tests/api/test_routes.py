@@ -1,4 +1,4 @@
-"""The HTTP contract of DESIGN.md, in open mode: catalogue, new, moves, state, check, replay.
+"""The HTTP contract (docs/rules/conventions.md, docs/wire.md), in open mode: catalogue, new, moves, state, check, replay.
 
 Every response is also checked against openapi.yaml by the client fixture.
 """
@@ -125,7 +125,7 @@ def test_derived_values_are_ignored_on_input(client: FlaskClient) -> None:
 
 
 def test_hand_written_state_may_leave_out_bookkeeping(client: FlaskClient) -> None:
-    """DESIGN.md: seq, rules_version and options may be left out of a typed-in position."""
+    """conventions.md: seq, rules_version and options may be left out of a typed-in position."""
     st = new(client, deck=EXAMPLE1_DECK)["state"]
     for key in ("seq", "rules_version", "options", "seed", "game", "tricks_won", "card_points", "marriage_points", "points", "talon_size"):
         st.pop(key)
@@ -225,7 +225,7 @@ def test_replay_needs_deck_or_seed(client: FlaskClient) -> None:
 
 
 def test_next_deal_without_deck_uses_the_match_seed(client: FlaskClient) -> None:
-    """DESIGN.md: deal k of a seeded match uses seed + k - 1."""
+    """conventions.md: deal k of a seeded match uses seed + k - 1."""
     from service.cards.packs import short_20
     from service.cards.shuffle import deal_deck
 

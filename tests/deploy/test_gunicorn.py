@@ -77,7 +77,7 @@ def test_two_instances_sharing_seal_keys_play_one_sealed_match(tmp_path: Path, k
             assert status == 200, envl
             served += 1
         assert envl["winner"] is not None and served > 10
-        # An instance with other keys cannot open the tokens of this match (DESIGN.md: 403 bad_state_token).
+        # An instance with other keys cannot open the tokens of this match (403 bad_state_token).
         status, problem = call(f"{c.url}{GAME}/state", {"token": envl["token"]}, table)
         assert (status, problem["code"]) == (403, "bad_state_token")
 

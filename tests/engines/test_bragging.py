@@ -1,4 +1,4 @@
-"""Bragging engine: one rule per test, each citing ``shared/rules/bragging.md`` (STYLE.md B6).
+"""Bragging engine: one rule per test, each citing ``docs/rules/bragging.md`` (STYLE.md B6).
 
 Positions come from the spec's §10 decks (or seeded shuffles) plus moves. The last part plays
 1,000+ seeded random hands per player count (2 to 8) checking the accounts (no unit of money is
@@ -41,7 +41,7 @@ from service.schemas.common import to_wire
 from tests.playouts import candidate_moves, fill_template, is_template, random_playout
 
 CODEC = SCHEMAS["bragging"]
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "rules" / "bragging.md"
+SPEC = Path(__file__).resolve().parents[2] / "docs" / "rules" / "bragging.md"
 
 # §10 decks
 EX1 = ("9H AS 10C 6H 2C 7D JC AD KH QS 4D 9S 5S 3H 8C KD 2S 3S 4S 6S 7S 8S 10S JS KS 2H 4H 5H 7H 8H "
@@ -731,7 +731,7 @@ def _broken_states() -> list[tuple[str, State]]:
 
 @pytest.mark.parametrize(("name", "state"), _broken_states(), ids=[n for n, _ in _broken_states()])
 def test_check_state_refuses_impossible_positions(name: str, state: State) -> None:
-    """DESIGN.md: a state that could not arise in play is invalid_state, with a field path."""
+    """conventions.md: a state that could not arise in play is invalid_state, with a field path."""
     with pytest.raises(InvalidState) as info:
         B.check_state(state)
     assert info.value.code == "invalid_state" and info.value.errors

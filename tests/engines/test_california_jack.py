@@ -1,4 +1,4 @@
-"""California Jack engine: one rule per test, each citing ``shared/rules/california_jack.md``.
+"""California Jack engine: one rule per test, each citing ``docs/rules/california_jack.md``.
 
 Positions come from real decks: the spec's deck A (§10) and its 52 plays, or decks built by
 ``deck_for`` to deal chosen hands and stock. HTTP tests at the end play whole matches in open and
@@ -33,7 +33,7 @@ from tests.playouts import candidate_moves, fill_template, is_template, random_p
 
 PACK = full_52()
 CODEC = SCHEMAS["california_jack"]
-SPEC_FILE = Path(__file__).resolve().parents[3] / "shared" / "rules" / "california_jack.md"
+SPEC_FILE = Path(__file__).resolve().parents[2] / "docs" / "rules" / "california_jack.md"
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -666,7 +666,7 @@ def test_must_follow_suit_before_must_trump_order_is_moot_but_codes_are_distinct
     refuse(state, Play(0, c("6S")), "must_follow_suit")
 
 
-# --- state validation (DESIGN.md) ------------------------------------------------------------
+# --- state validation (docs/rules/conventions.md) --------------------------------------------------------
 
 
 def test_check_state_accepts_every_state_of_example_2() -> None:
@@ -714,7 +714,7 @@ def test_check_state_refuses_inconsistent_states(change: Any, path: str) -> None
     ],
 )
 def test_load_state_names_the_faulty_member(mutate: Any, path: str) -> None:
-    """DESIGN.md: a malformed state is invalid_state with the field path at fault."""
+    """conventions.md: a malformed state is invalid_state with the field path at fault."""
     wire = json.loads(json.dumps(CODEC.dump_state(ex2(3))))
     mutate(wire)
     with pytest.raises(InvalidState) as info:

@@ -1,4 +1,4 @@
-"""Russian Bank engine: one rule per test, each citing ``shared/rules/russian_bank.md``.
+"""Russian Bank engine: one rule per test, each citing ``docs/rules/russian_bank.md``.
 
 Positions are the spec's §10 deck, or small partial positions built directly as ``State`` values
 with ``position`` (§5.1 allows positions with fewer than 104 cards). Also here: every §8 code
@@ -41,7 +41,7 @@ from tests import russian_bank_perft
 from tests.playouts import CHOOSERS
 
 CODEC = SCHEMAS["russian_bank"]
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "rules" / "russian_bank.md"
+SPEC = Path(__file__).resolve().parents[2] / "docs" / "rules" / "russian_bank.md"
 
 # §10 Example 1's deck (pack a then pack b), from its scenario file
 EX1_DECK = tuple(Card.parse(x) for x in yaml.safe_load(
@@ -513,7 +513,7 @@ def test_checks_follow_the_section_8_order() -> None:
     refuse(strict, mv(0, "6H/a", "stock", "opponent_waste"), "waste_loading_not_allowed")  # before target_empty
 
 
-@pytest.mark.skipif(not SPEC.is_file(), reason="shared specs not beside the repository")
+@pytest.mark.skipif(not SPEC.is_file(), reason="docs/rules/russian_bank.md is missing")
 def test_section_8_is_transcribed() -> None:
     text = SPEC.read_text(encoding="utf-8").split("## 8. Errors", 1)[1].split("\n## 9.", 1)[0]
     assert re.findall(r"^\|\s*`([a-z_]+)`\s*\|", text, flags=re.MULTILINE) == SECTION_8

@@ -1,4 +1,4 @@
-"""Schnapsen engine: one rule per test, each citing ``shared/rules/schnapsen.md`` (STYLE.md B6).
+"""Schnapsen engine: one rule per test, each citing ``docs/rules/schnapsen.md`` (STYLE.md B6).
 
 Positions come from real decks (the spec's §10 decks where possible) plus moves, or are built
 directly as ``State`` values with ``position`` (every one passes ``check_state`` unless a test says
@@ -1143,7 +1143,7 @@ def test_order_must_follow_suit_before_must_head_trick():
 
 
 def test_check_state_accepts_positions_reached_in_play():
-    """DESIGN.md state validation: every position of the worked examples is consistent."""
+    """conventions.md state validation: every position of the worked examples is consistent."""
     states = [ex5(k) for k in range(11)] + [ex(EX3_STEP2[:k]) for k in range(len(EX3_STEP2) + 1)]
     states += [claimed_ex3(), finished_match(), S.apply(claimed_ex3(), NextDeal(1, EX4))]
     for s in states:
@@ -1167,7 +1167,7 @@ BAD_STATES: dict[str, tuple[Callable[[State], State], str]] = {
 
 @pytest.mark.parametrize("case", list(BAD_STATES))
 def test_check_state_refuses_inconsistent_states(case: str):
-    """DESIGN.md state validation, §5.1: inconsistent states raise InvalidState naming the field path."""
+    """conventions.md state validation, §5.1: inconsistent states raise InvalidState naming the field path."""
     change, path = BAD_STATES[case]
     with pytest.raises(InvalidState) as info:
         S.check_state(change(new(EX1)))

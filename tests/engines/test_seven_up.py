@@ -1,4 +1,4 @@
-"""Seven Up engine: one rule per test, each citing ``shared/rules/seven_up.md`` (STYLE.md B6).
+"""Seven Up engine: one rule per test, each citing ``docs/rules/seven_up.md`` (STYLE.md B6).
 
 Positions come from real decks built with ``deck_for`` (hands, turn-up and the top of the stock
 chosen, the rest of the pack after them) plus moves; the §10 examples themselves are the
@@ -757,7 +757,7 @@ def test_states_round_trip_and_check():
     ],
 )
 def test_inconsistent_states_are_refused(mutate: Any):
-    """DESIGN.md: a state that could not arise in play is ``invalid_state``."""
+    """conventions.md: a state that could not arise in play is ``invalid_state``."""
     s = new(cs(EX1))
     S.check_state(s)
     with pytest.raises(InvalidState):

@@ -1,4 +1,4 @@
-"""Stukolka engine: one rule per test, each citing ``shared/rules/stukolka.md`` (STYLE.md B6).
+"""Stukolka engine: one rule per test, each citing ``docs/rules/stukolka.md`` (STYLE.md B6).
 
 Positions come from decks built to deal given hands (``start``) and moves written as short text
 (``"tap 1"``, ``"ex 2 QD 9H"``, ``"play 0 10H"``).
@@ -638,7 +638,7 @@ def test_check_state_refuses_money_out_of_thin_air() -> None:
     ],
 )
 def test_check_state_refuses_inconsistent_positions(change: Any, path: str) -> None:
-    """DESIGN.md: an inconsistent state is invalid_state with field paths."""
+    """conventions.md: an inconsistent state is invalid_state with field paths."""
     with pytest.raises(InvalidState) as info:
         S.check_state(change(start(H3, "2H")))
     assert any(k.startswith(path) for k in info.value.errors), info.value.errors
@@ -679,7 +679,7 @@ def test_last_result_is_reset_by_the_next_deal() -> None:
 
 
 def test_state_wire_round_trip_and_derived_values_ignored() -> None:
-    """DESIGN.md: a response's state loads back unchanged; trump, stock_count, tricks_won are derived."""
+    """conventions.md: a response's state loads back unchanged; trump, stock_count, tricks_won are derived."""
     st = run(start(H3, "2H", violations="penalize"), "tap 1", "tap 2", "tap 0", "ex 1", "ex 2", "ex 0", "play 1 9C")
     wire = CODEC.dump_state(st)
     assert wire["trump"] == "H" and wire["stock_count"] == len(st.stock) and wire["tricks_won"] == [0, 0, 0]
@@ -802,7 +802,7 @@ def test_many_deals_in_a_row_over_http_sealed(sealed: FlaskClient, players: int)
 
 
 def test_check_state_survives_mutated_play_positions() -> None:
-    """DESIGN.md "never a 500": random one-field changes of real positions are accepted or invalid_state."""
+    """conventions.md "never a 500": random one-field changes of real positions are accepted or invalid_state."""
     rng = random.Random(5)
     states = [after for _, _, after in random_playout(S, 4, 3, Options(deals=2, violations="penalize"))]
     for st in states[::3]:

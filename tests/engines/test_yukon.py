@@ -1,4 +1,4 @@
-"""Yukon engine: one rule per test, each citing ``shared/rules/yukon.md`` (STYLE.md B6).
+"""Yukon engine: one rule per test, each citing ``docs/rules/yukon.md`` (STYLE.md B6).
 
 Positions come from real decks (the spec's §10 deck Y4 where possible) plus moves, or from a deck
 built to deal chosen hands (``deck_for``).
@@ -442,7 +442,7 @@ def test_a_drawn_card_is_shown_only_to_its_drawer():
 
 
 def test_legal_moves_only_in_the_view_of_the_seat_to_move():
-    """DESIGN.md views: a seat's view lists its moves when it is to move."""
+    """conventions.md views: a seat's view lists its moves when it is to move."""
     s = new()
     assert "legal_moves" in Y.view(s, 1) and "legal_moves" not in Y.view(s, 0)
 
@@ -574,7 +574,7 @@ def test_the_edge_reports_malformed_moves_in_spec_order():
 
 
 def test_check_state_accepts_positions_reached_in_play():
-    """DESIGN.md state validation: every position of the Y4 hand is consistent, before and after."""
+    """conventions.md state validation: every position of the Y4 hand is consistent, before and after."""
     s = new()
     Y.check_state(s)
     for move in plays(Y4_HAND):
@@ -596,7 +596,7 @@ BAD_STATES: dict[str, tuple[Callable[[State], State], str]] = {
 
 @pytest.mark.parametrize("case", list(BAD_STATES))
 def test_check_state_refuses_inconsistent_states(case: str):
-    """DESIGN.md state validation, §5: inconsistent states raise InvalidState naming the field path."""
+    """conventions.md state validation, §5: inconsistent states raise InvalidState naming the field path."""
     change, path = BAD_STATES[case]
     base = y4_after(1)
     with pytest.raises(InvalidState) as info:
@@ -658,7 +658,7 @@ def _play_match(client: FlaskClient, players: int, options: dict[str, Any], seed
 
 @pytest.mark.parametrize(("players", "options"), [(4, {}), (3, {"target": 100}), (2, {"target": 100}), (4, {"partnerships": False, "target": 60})])
 def test_whole_games_over_http_open(client: FlaskClient, players: int, options: dict[str, Any]):
-    """DESIGN.md: a whole game to the target over HTTP in open mode (the full state travels)."""
+    """conventions.md: a whole game to the target over HTTP in open mode (the full state travels)."""
     env = _play_match(client, players, options, seed=11 + players, sealed=False)
     target = options.get("target", 250)
     state = env["state"]
@@ -668,7 +668,7 @@ def test_whole_games_over_http_open(client: FlaskClient, players: int, options: 
 
 @pytest.mark.parametrize(("players", "options"), [(4, {}), (3, {"target": 100}), (2, {"target": 100})])
 def test_whole_games_over_http_sealed(sealed: FlaskClient, players: int, options: dict[str, Any]):
-    """DESIGN.md: a whole game over HTTP in sealed mode, relayed with the table key, moves read from views."""
+    """conventions.md: a whole game over HTTP in sealed mode, relayed with the table key, moves read from views."""
     env = _play_match(sealed, players, options, seed=21 + players, sealed=True)
     assert env["status"] == "finished" and env["winner"]
     assert "hand" not in env["state"] and env["state"]["phase"] == "game_over"
