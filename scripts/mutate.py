@@ -476,7 +476,12 @@ def _failed_test(log: Path) -> str:
     return "(see the pytest output)"
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM as Ctrl-C: the running child is killed and the copy removed
+
+
 def run(game: str, count: int | None, seed: int, timeout: float | None, only: Sequence[int] | None, report: Path | None) -> int:
+    signal.signal(signal.SIGTERM, _interrupt)
     source = (ENGINES / f"{game}.py").read_text()
     baseline, chosen = mutants(source, count, seed, only)
     for name in _PRELOAD:
@@ -510,7 +515,7 @@ def run(game: str, count: int | None, seed: int, timeout: float | None, only: Se
                 raise SystemExit(f"the baseline does not pass ({outcome}, exit {code}): fix the tests first")
             times = _durations(junit)
             stage.sort(key=lambda i: times.get(_junit_key(i), 0.0))
-            limits.append(timeout if timeout is not None else 3 * seconds + 20)
+            limits.append(timeout if timeout is not None else 2 * seconds + 30)
             print(f"  stage {k + 1} ({len(stage)} tests) passed in {seconds:.1f} s; timeout {limits[-1]:.0f} s", flush=True)
         started = time.monotonic()
         try:
@@ -559,7 +564,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("game", choices=games())
     parser.add_argument("--max", type=int, default=40, help="mutants to run (default 40)")
     parser.add_argument("--seed", type=int, default=17, help="fixes the sample (default 17)")
-    parser.add_argument("--timeout", type=float, help="seconds per mutant (default: 3 x the baseline run + 20)")
+    parser.add_argument("--timeout", type=float, help="seconds per test run (default: 2 x its baseline + 30)")
     parser.add_argument("--only", help="comma-separated mutant ids to run (from an earlier run or --list)")
     parser.add_argument("--list", action="store_true", help="print the sampled mutants and exit (no tests)")
     parser.add_argument("--json", type=Path, help="write the results to this file")

@@ -368,6 +368,32 @@ def test_stalemate_with_equal_counts_has_no_winner() -> None:
     assert R.scores(s)["totals"] == [0, 0] and R.status(s) == "finished"
 
 
+def test_stalemate_the_lower_count_wins_either_seat() -> None:
+    """§7.2: the seat with the lower count wins by the difference, whichever seat it is; the count is
+    hand + waste + 2 × stock, and a face-up hand card counts as hand. Seat 1's hand and waste are full
+    here (a supplied position with one idle turn already counted): seat 0's pass ends the game."""
+    s = position(seat("5S/a"), seat("9S/b", hand="2C/b 3C/b", waste="4C/b"), idle=1)
+    assert [R.stalemate_count(s, p) for p in (0, 1)] == [2, 2 + 2 + 1]
+    s, events = R.step(s, Pass(0))
+    assert s.result == Result(0, Reason.STALEMATE, 3)
+    assert events[-1] == {"type": "game_over", "winner": [0], "reason": Reason.STALEMATE, "points": 3}
+    assert R.scores(s)["totals"] == [3, 0]
+    # the other way round: seat 1 lower, and the counts' terms one at a time
+    s = run(position(seat("5S/a 6S/a 7S/a"), seat("9S/b", hand="2C/b"), idle=1), Pass(0))
+    assert s.result == Result(1, Reason.STALEMATE, 6 - 3)
+    assert R.stalemate_count(position(seat("", hand="2C/a", hand_card="3C/a", waste="4C/a 5C/a"), seat("")), 0) == 4
+    assert R.stalemate_count(position(seat("2C/a 3C/a"), seat("")), 0) == 4
+
+
+def test_scores_cards_left_counts_stock_hand_hand_card_and_waste() -> None:
+    """``scores().cards_left``: each seat's stock + hand + face-up hand card + waste, per seat."""
+    s = position(seat("5S/a 6S/a", hand="2C/a 3C/a 4C/a", hand_card="7C/a", waste="8C/a"), seat("9S/b", waste="10S/b"))
+    assert R.scores(s)["cards_left"] == [2 + 3 + 1 + 1, 2]
+    assert R.cards_left(s, 0) == 7 and R.cards_left(s, 1) == 2
+    assert R.scores(position(seat("5S/a", hand_card="7C/a"), seat("")))["cards_left"] == [2, 0]
+    assert R.scores(position(seat("", hand="7C/a"), seat("", waste="8C/b")))["cards_left"] == [1, 1]
+
+
 def test_a_pass_after_acting_is_not_idle() -> None:
     """§6.5: a pass that ends a turn with moves in it resets idle_turns to 0."""
     s = position(seat("5S/a 6S/a"), seat("9S/b"), tableau=["", "", "", "", "", "", "", ""], idle=1)
@@ -579,6 +605,25 @@ def test_check_state_accepts_partial_positions_and_refuses_duplicates() -> None:
         R.check_state(s._replace(phase=Phase.GAME_OVER))
     with pytest.raises(InvalidState):
         CODEC.load_state({**CODEC.dump_state(s), "tableau": [[]] * 7})
+
+
+@pytest.mark.parametrize(("phase", "idle", "valid"), [
+    (Phase.PLAY, 0, True), (Phase.PLAY, 1, True), (Phase.PLAY, 2, False), (Phase.PLAY, -1, False),
+    (Phase.GAME_OVER, 0, True), (Phase.GAME_OVER, 2, True), (Phase.GAME_OVER, 3, False), (Phase.GAME_OVER, -1, False),
+])  # fmt: skip
+def test_check_state_bounds_idle_turns_by_phase(phase: Phase, idle: int, valid: bool) -> None:
+    """§6.5, §7.2: two idle turns end the game, so a game in play has 0 or 1 of them; a finished game
+    0 to 2 (2 after a stalemate). Anything else is invalid_state at ``idle_turns``, and only there."""
+    s = position(seat("5S/a"), seat("9S/b"))
+    if phase is Phase.GAME_OVER:
+        s = run(s, Pass(0), Pass(1))
+    s = s._replace(idle_turns=idle)
+    if valid:
+        R.check_state(s)
+        return
+    with pytest.raises(InvalidState) as info:
+        R.check_state(s)
+    assert list(info.value.errors) == ["idle_turns"], info.value.errors
 
 
 def test_views_hide_face_down_cards_and_list_moves_only_for_the_seat_to_move() -> None:
