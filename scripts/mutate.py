@@ -258,63 +258,65 @@ def _set(tree: ast.AST, path: Path_, new: ast.AST) -> None:
         getattr(parent, field)[index] = new
 
 
-def apply(tree: ast.Module, site: Site) -> tuple[ast.Module, ast.AST, ast.AST]:
-    """A mutated copy of ``tree``, with the node before and after (for the report)."""
-    new_tree = copy.deepcopy(tree)
-    node = _get(new_tree, site.path)
-    before = copy.deepcopy(node)
-    after: ast.AST
+def _mutated(node: ast.AST, site: Site) -> ast.AST:
+    """The replacement for ``node`` (a changed copy; ``node`` itself is left alone)."""
+    node = copy.deepcopy(node)
     if site.kind == "drop":
-        after = ast.copy_location(ast.Pass(), node)
-    elif site.kind in ("if_true", "if_false"):
+        return ast.copy_location(ast.Pass(), node)
+    if site.kind in ("if_true", "if_false"):
         assert isinstance(node, ast.If)
         node.test = ast.Constant(site.kind == "if_true")
-        after = node
     elif site.kind == "compare":
         assert isinstance(node, ast.Compare)
         j, op = site.arg
         node.ops[j] = op()
-        after = node
     elif site.kind == "boolop":
         assert isinstance(node, ast.BoolOp)
         node.op = ast.Or() if isinstance(node.op, ast.And) else ast.And()
-        after = node
     elif site.kind == "drop_operand":
         assert isinstance(node, ast.BoolOp)
         del node.values[site.arg]
-        after = node.values[0] if len(node.values) == 1 else node
+        if len(node.values) == 1:
+            return node.values[0]
     elif site.kind == "drop_not":
         assert isinstance(node, ast.UnaryOp)
-        after = node.operand
+        return node.operand
     elif site.kind in ("binop", "augop"):
         assert isinstance(node, (ast.BinOp, ast.AugAssign))
         node.op = site.arg()
-        after = node
     elif site.kind == "int":
         assert isinstance(node, ast.Constant)
-        after = ast.Constant(node.value + site.arg)
+        return ast.copy_location(ast.Constant(node.value + site.arg), node)
     elif site.kind == "bool":
         assert isinstance(node, ast.Constant)
-        after = ast.Constant(not node.value)
+        return ast.copy_location(ast.Constant(not node.value), node)
     elif site.kind == "call":
         assert isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
         node.func = ast.Name(site.arg, ast.Load())
-        after = node
     elif site.kind == "ifexp":
         assert isinstance(node, ast.IfExp)
         node.body, node.orelse = node.orelse, node.body
-        after = node
     elif site.kind == "drop_filter":
         g, k = site.arg
         assert isinstance(node, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp))
         del node.generators[g].ifs[k]
-        after = node
     else:  # pragma: no cover - every kind above
         raise ValueError(site.kind)
-    if after is not node:
-        _set(new_tree, site.path, after)
-    ast.fix_missing_locations(new_tree)
-    return new_tree, before, after
+    return node
+
+
+def apply(tree: ast.Module, site: Site) -> tuple[str, ast.AST, ast.AST]:
+    """The module's source with one mutation, and the node before and after (for the report).
+    The mutated node is swapped into ``tree`` only while it is written out."""
+    node = _get(tree, site.path)
+    after = _mutated(node, site)
+    _set(tree, site.path, after)
+    try:
+        ast.fix_missing_locations(after)
+        text = ast.unparse(tree)
+    finally:
+        _set(tree, site.path, node)
+    return text, node, after
 
 
 def _short(node: ast.AST, width: int = 90) -> str:
@@ -354,8 +356,7 @@ def mutants(source: str, count: int | None, seed: int, only: Sequence[int] | Non
         if count is not None and len(found) >= count:
             break
         site = all_sites[index]
-        new_tree, before, after = apply(tree, site)
-        text = ast.unparse(new_tree)
+        text, before, after = apply(tree, site)
         if text in seen:
             continue
         try:
@@ -578,7 +579,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"#{m.id:<5} {m.label}")
         print(f"{len(chosen)} mutants shown of {total} sites")
         return 0
-    return run(ns.game, None if only else ns.max, ns.seed, ns.timeout, only, ns.json)
+    try:
+        return run(ns.game, None if only else ns.max, ns.seed, ns.timeout, only, ns.json)
+    except KeyboardInterrupt:
+        print("\ninterrupted before the first mutant: the source was never changed", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

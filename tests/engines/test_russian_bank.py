@@ -23,7 +23,7 @@ from flask.testing import FlaskClient
 from service.cards import Card
 from service.cards.shuffle import deal_deck
 from service.engines import russian_bank as R
-from service.engines.base import BadMove, BadSetup, IllegalMove, InvalidState, is_listed
+from service.engines.base import BadMove, BadSetup, IllegalMove, InvalidState, Outcome, is_listed
 from service.engines.russian_bank import (
     Discard,
     Flip,
@@ -718,11 +718,33 @@ def frozen_forever(state: State, limit: int = 5000) -> bool:
     return True
 
 
+def _assert_result_follows_section_7(state: State, mover: int, where: str) -> None:
+    """The result of a finished game, recomputed here from its last position: §7.1 the mover who has
+    nothing left wins 30 + the loser's hand + waste + 2 × stock; §7.2 after two idle turns the lower
+    count (hand + waste + 2 × stock, a face-up hand card as hand) wins by the difference, equal
+    counts draw. The scores and the outcome agree with the result."""
+    r = state.result
+    assert r is not None and state.to_move is None, where
+    if r.reason is Reason.OUT:
+        me, loser = state.players[mover], state.players[1 - mover]
+        assert r.winner == mover and not (me.stock or me.hand or me.waste or me.hand_card), where
+        assert r.points == 30 + len(loser.hand) + len(loser.waste) + 2 * len(loser.stock), where
+    else:
+        assert state.idle_turns == 2, where
+        counts = [len(p.hand) + len(p.waste) + (p.hand_card is not None) + 2 * len(p.stock) for p in state.players]
+        winner = None if counts[0] == counts[1] else counts.index(min(counts))
+        assert (r.winner, r.points) == (winner, abs(counts[0] - counts[1])), (where, counts, r)
+    totals = [r.points if seat == r.winner else 0 for seat in (0, 1)]
+    assert R.scores(state)["totals"] == totals, where
+    assert R.outcome(state) == Outcome(frozenset() if r.winner is None else frozenset({r.winner}), r.reason.value), where
+
+
 @pytest.mark.slow
 def test_random_games_keep_every_card_in_exactly_one_place() -> None:
     """Core invariants over 500 seeded random games played to a win or the stalemate rule: 104 cards,
     each in exactly one place, on every state; check_state passes; legal moves exist exactly while
-    the game goes on; each listed move chosen is accepted. Play is the progress-biased random chooser
+    the game goes on; each listed move chosen is accepted; every result follows §7 (recomputed
+    here), and both endings, out and stalemate, occur in at least 5% of the games. Play is the progress-biased random chooser
     (tests/playouts.py). A game still going after ENDLESS_AFTER moves has reached positions the rules
     never end (§7.3: no card can move, the hands go round): it is not ended, only counted apart."""
     choose = CHOOSERS["russian_bank"]
@@ -742,10 +764,12 @@ def test_random_games_keep_every_card_in_exactly_one_place() -> None:
                 assert not legal and state.result is not None
                 break
             assert legal, f"seed {seed} move {n}: no legal move during play"
-            state = R.apply(state, choose(state, legal, rng))
+            move = choose(state, legal, rng)
+            state = R.apply(state, move)
         if state.phase is Phase.GAME_OVER:
             finished += 1
             reasons[state.result.reason.value] += 1  # type: ignore[union-attr]
+            _assert_result_follows_section_7(state, move.player, f"seed {seed}")
         else:
             endless.append((seed, frozen_forever(state)))
         seed += 1
@@ -753,6 +777,7 @@ def test_random_games_keep_every_card_in_exactly_one_place() -> None:
     print(f"\nrussian_bank: {finished} games ended ({reasons}); {len(endless)} left out as endless, "
           f"{len(proven)} of them proven frozen forever: {endless}")
     assert len(endless) <= 0.1 * seed
+    assert min(reasons.values()) >= 0.05 * finished, reasons  # both ways to end are exercised
 
 
 # --- HTTP ---------------------------------------------------------------------------------------
