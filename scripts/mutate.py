@@ -2,6 +2,7 @@
 """Mutation testing of one engine: would the tests notice a wrong rule?
 
     python3 scripts/mutate.py <game> [--max N] [--seed S] [--timeout SECONDS] [--only ID,ID] [--list]
+                              [--json FILE] [--tests NODEID ...]
 
 Makes small edits ("mutants") to the rule code of ``service/engines/<game>.py``: a comparison
 flipped or loosened (``<`` to ``<=`` or ``>``, ``==`` to ``!=``, ``in`` to ``not in``), ``and`` to
@@ -481,7 +482,15 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM as Ctrl-C: the running child is killed and the copy removed
 
 
-def run(game: str, count: int | None, seed: int, timeout: float | None, only: Sequence[int] | None, report: Path | None) -> int:
+def run(
+    game: str,
+    count: int | None,
+    seed: int,
+    timeout: float | None,
+    only: Sequence[int] | None,
+    report: Path | None,
+    tests: Sequence[str] = (),
+) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     source = (ENGINES / f"{game}.py").read_text()
     baseline, chosen = mutants(source, count, seed, only)
@@ -503,10 +512,16 @@ def run(game: str, count: int | None, seed: int, timeout: float | None, only: Se
         for pyc in (target.parent / "__pycache__").glob(f"{game}.*.pyc"):
             pyc.unlink()
         target.write_text(baseline)
-        ids = _game_test_ids(repo, game, log)
-        rules = [i for i in ids if i.startswith(f"tests/engines/test_{game}.py")]
-        stages = [rules, [i for i in ids if i not in rules]]
-        print(f"{game}: {len(chosen)} mutants, {len(ids)} tests; baseline run (the unmutated module)...", flush=True)
+        if tests:
+            ids, stages = list(tests), [list(tests)]
+        else:
+            ids = _game_test_ids(repo, game, log)
+            rules = [i for i in ids if i.startswith(f"tests/engines/test_{game}.py")]
+            stages = [rules, [i for i in ids if i not in rules]]
+        print(
+            f"{game}: {len(chosen)} mutants, {len(ids)} tests{' (given)' if tests else ''}; baseline run (the unmutated module)...",
+            flush=True,
+        )
         limits = []
         for k, stage in enumerate(stages):
             junit = Path(tmp) / f"baseline{k}.xml"
@@ -569,6 +584,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated mutant ids to run (from an earlier run or --list)")
     parser.add_argument("--list", action="store_true", help="print the sampled mutants and exit (no tests)")
     parser.add_argument("--json", type=Path, help="write the results to this file")
+    parser.add_argument("--tests", nargs="+", default=(), help="pytest node ids to run instead of the game's tests "
+                        "(e.g. to check that a new test kills a survivor; not for scores)")  # fmt: skip
     ns = parser.parse_args(argv)
     only = [int(x) for x in ns.only.split(",")] if ns.only else None
     if ns.list:
@@ -580,7 +597,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(chosen)} mutants shown of {total} sites")
         return 0
     try:
-        return run(ns.game, None if only else ns.max, ns.seed, ns.timeout, only, ns.json)
+        return run(ns.game, None if only else ns.max, ns.seed, ns.timeout, only, ns.json, ns.tests)
     except KeyboardInterrupt:
         print("\ninterrupted before the first mutant: the source was never changed", file=sys.stderr)
         return 130
