@@ -550,6 +550,8 @@ def run(
                     print(f"{'':>26}by {by}", flush=True)
                 results.append({"id": mutant.id, "status": status, "seconds": round(seconds, 2), "line": mutant.site.line,
                                 "kind": mutant.site.kind, "before": mutant.before, "after": mutant.after, "by": by})  # fmt: skip
+                if report is not None:  # after every mutant: a stopped run keeps what it found
+                    report.write_text(json.dumps({"game": game, "seed": seed, "results": results}, indent=1) + "\n")
         except KeyboardInterrupt:
             print("\ninterrupted: the source was never changed; partial results follow", flush=True)
         finally:
