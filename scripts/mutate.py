@@ -306,18 +306,22 @@ def _mutated(node: ast.AST, site: Site) -> ast.AST:
     return node
 
 
-def apply(tree: ast.Module, site: Site) -> tuple[str, ast.AST, ast.AST]:
-    """The module's source with one mutation, and the node before and after (for the report).
+def apply(tree: ast.Module, site: Site) -> tuple[str, str, str]:
+    """The module's source with one mutation, and the changed code before and after (for the report).
     The mutated node is swapped into ``tree`` only while it is written out."""
     node = _get(tree, site.path)
     after = _mutated(node, site)
+    # a constant is shown with what holds it (``tricks[0] -> tricks[-1]``, not ``0 -> -1``)
+    parent = _get(tree, site.path[:-1]) if site.kind in ("int", "bool") and len(site.path) > 1 else None
+    shown_before = _short(parent if parent is not None else node)
     _set(tree, site.path, after)
     try:
         ast.fix_missing_locations(after)
         text = ast.unparse(tree)
+        shown_after = _short(parent if parent is not None else after)
     finally:
         _set(tree, site.path, node)
-    return text, node, after
+    return text, shown_before, shown_after
 
 
 def _short(node: ast.AST, width: int = 90) -> str:
@@ -365,7 +369,7 @@ def mutants(source: str, count: int | None, seed: int, only: Sequence[int] | Non
         except SyntaxError:
             continue
         seen.add(text)
-        found.append(Mutant(index, site, text, _short(before), _short(after)))
+        found.append(Mutant(index, site, text, before, after))
     found.sort(key=lambda m: (m.site.line, m.id))
     return baseline, found
 

@@ -83,7 +83,7 @@ def test_the_mutator_covers_its_operators_and_spares_what_is_not_rule_code() -> 
     _, mutants = M.mutants(source, None, seed=0)
     afters = {(m.site.kind, m.after) for m in mutants}
     expected = {
-        ("int", "3"),  # LIMIT
+        ("int", "LIMIT: int = 3"),  # a constant is shown with what holds it
         ("compare", "a <= LIMIT"), ("compare", "a > LIMIT"), ("boolop", "a < LIMIT or not b"),
         ("drop_operand", "not b"), ("drop_not", "b"), ("if_true", "if True: ..."), ("if_false", "if False: ..."),
         ("drop", "pass"), ("call", "max(a, 1)"), ("compare", "x != a"), ("drop_filter", "(y for y in b)"),
