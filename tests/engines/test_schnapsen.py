@@ -972,6 +972,18 @@ def test_view_lists_known_opponent_cards_while_in_hand():
     assert S.view(s, 1)["known_opponent_cards"] == []
 
 
+def test_scores_and_views_count_each_seat_apart():
+    """§5.3, §7.1: scores and views are per seat: seat 0's trick (AS on 10S, 21 points) and trump
+    marriage (40) are his alone, and mid-trick the leader holds one card fewer than the follower."""
+    s = ex(EX2_STEP5)
+    assert S.scores(s) == {"totals": [0, 0], "tricks_won": [1, 0], "card_points": [21, 0], "marriage_points": [40, 0],
+                           "points": [61, 0]}  # fmt: skip
+    s = run(s, Play(0, c("KH")))
+    assert [len(h) for h in s.hands] == [4, 5]
+    assert S.view(s, 1)["opponent_hand_count"] == 4 and S.view(s, 0)["opponent_hand_count"] == 5
+    assert S.view(s, None)["hand_counts"] == [4, 5]
+
+
 def test_public_view_has_no_hands():
     """§5.2, wire.md: the public view (seat null) shows no hand and no hidden card."""
     s = ex(EX2_STEP2)
@@ -1162,6 +1174,7 @@ BAD_STATES: dict[str, tuple[Callable[[State], State], str]] = {
     "trump_suit_not_the_trump_cards": (lambda s: s._replace(trump_suit=SP), "trump_suit"),
     "closing_without_closer": (lambda s: s._replace(closing=Closing(0, 0)), "closing"),
     "game_points_without_results": (lambda s: s._replace(game_points=(2, 0)), "game_points"),
+    "trick_of_two_cards": (lambda s: s._replace(trick=(s.hands[1][0], s.hands[0][0]), hands=(s.hands[0][1:], s.hands[1][1:])), "trick"),
 }
 
 
