@@ -8,6 +8,7 @@ otherwise).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -1160,6 +1161,18 @@ def test_check_state_accepts_positions_reached_in_play():
     states += [claimed_ex3(), finished_match(), S.apply(claimed_ex3(), NextDeal(1, EX4))]
     for s in states:
         S.check_state(s)
+
+
+def test_check_state_phase_at_the_target_boundary():
+    """§7.4: the match is over exactly when a seat has reached the target: game points equal to the
+    target are game_over, never deal_over; one short of it is never game_over."""
+    s = finished_match()
+    assert s.phase is Phase.GAME_OVER and max(s.game_points) == s.options.target == 3
+    S.check_state(s)
+    for bad in (s._replace(phase=Phase.DEAL_OVER, to_move=1 - s.dealer), s._replace(options=dataclasses.replace(s.options, target=4))):
+        with pytest.raises(InvalidState) as info:
+            S.check_state(bad)
+        assert list(info.value.errors) == ["phase"], info.value.errors
 
 
 def _swap(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
