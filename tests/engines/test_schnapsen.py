@@ -1173,6 +1173,9 @@ def test_check_state_phase_at_the_target_boundary():
         with pytest.raises(InvalidState) as info:
             S.check_state(bad)
         assert list(info.value.errors) == ["phase"], info.value.errors
+    with pytest.raises(InvalidState) as info:
+        S.check_state(s._replace(to_move=0))  # nobody moves in a finished match
+    assert list(info.value.errors) == ["to_move"], info.value.errors
 
 
 def _swap(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
