@@ -238,6 +238,10 @@ def test_no_blind_listed_beyond_the_stake_bound() -> None:
     assert B.legal_moves(state) == [NoBlind(2)]
     refused(state, Blind(2, B.MAX_STAKE + 1), "invalid_amount")
     refused(state, Blind(2, B.MAX_STAKE), "blind_too_small")
+    # one below the bound: exactly one over-blind, the bound itself, is listed and accepted
+    state = run(new(EX2), Blind(1, B.MAX_STAKE - 1))
+    assert is_listed(Blind(2, B.MAX_STAKE), B.legal_moves(state)) and not is_listed(Blind(2, B.MAX_STAKE - 1), B.legal_moves(state))
+    assert B.apply(state, Blind(2, B.MAX_STAKE)).blinds[2] == B.MAX_STAKE
 
 
 def test_blind_stakes_move_money_into_the_pot() -> None:

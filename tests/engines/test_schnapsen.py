@@ -8,6 +8,7 @@ otherwise).
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -972,6 +973,18 @@ def test_view_lists_known_opponent_cards_while_in_hand():
     assert S.view(s, 1)["known_opponent_cards"] == []
 
 
+def test_scores_and_views_count_each_seat_apart():
+    """§5.3, §7.1: scores and views are per seat: seat 0's trick (AS on 10S, 21 points) and trump
+    marriage (40) are his alone, and mid-trick the leader holds one card fewer than the follower."""
+    s = ex(EX2_STEP5)
+    assert S.scores(s) == {"totals": [0, 0], "tricks_won": [1, 0], "card_points": [21, 0], "marriage_points": [40, 0],
+                           "points": [61, 0]}  # fmt: skip
+    s = run(s, Play(0, c("KH")))
+    assert [len(h) for h in s.hands] == [4, 5]
+    assert S.view(s, 1)["opponent_hand_count"] == 4 and S.view(s, 0)["opponent_hand_count"] == 5
+    assert S.view(s, None)["hand_counts"] == [4, 5]
+
+
 def test_public_view_has_no_hands():
     """§5.2, wire.md: the public view (seat null) shows no hand and no hidden card."""
     s = ex(EX2_STEP2)
@@ -1150,6 +1163,21 @@ def test_check_state_accepts_positions_reached_in_play():
         S.check_state(s)
 
 
+def test_check_state_phase_at_the_target_boundary():
+    """§7.4: the match is over exactly when a seat has reached the target: game points equal to the
+    target are game_over, never deal_over; one short of it is never game_over."""
+    s = finished_match()
+    assert s.phase is Phase.GAME_OVER and max(s.game_points) == s.options.target == 3
+    S.check_state(s)
+    for bad in (s._replace(phase=Phase.DEAL_OVER, to_move=1 - s.dealer), s._replace(options=dataclasses.replace(s.options, target=4))):
+        with pytest.raises(InvalidState) as info:
+            S.check_state(bad)
+        assert list(info.value.errors) == ["phase"], info.value.errors
+    with pytest.raises(InvalidState) as info:
+        S.check_state(s._replace(to_move=0))  # nobody moves in a finished match
+    assert list(info.value.errors) == ["to_move"], info.value.errors
+
+
 def _swap(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
     return (value, pair[1]) if seat == 0 else (pair[0], value)
 
@@ -1162,6 +1190,8 @@ BAD_STATES: dict[str, tuple[Callable[[State], State], str]] = {
     "trump_suit_not_the_trump_cards": (lambda s: s._replace(trump_suit=SP), "trump_suit"),
     "closing_without_closer": (lambda s: s._replace(closing=Closing(0, 0)), "closing"),
     "game_points_without_results": (lambda s: s._replace(game_points=(2, 0)), "game_points"),
+    "result_of_no_deal": (lambda s: s._replace(result=claimed_ex3().result), "result"),
+    "trick_of_two_cards": (lambda s: s._replace(trick=(s.hands[1][0], s.hands[0][0]), hands=(s.hands[0][1:], s.hands[1][1:])), "trick"),
 }
 
 

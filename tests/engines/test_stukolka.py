@@ -802,9 +802,14 @@ def test_many_deals_in_a_row_over_http_sealed(sealed: FlaskClient, players: int)
 
 
 def test_check_state_survives_mutated_play_positions() -> None:
-    """conventions.md "never a 500": random one-field changes of real positions are accepted or invalid_state."""
+    """conventions.md "never a 500": random one-field changes of real positions are accepted or invalid_state.
+    A refusal names field paths; an accepted state is one the engine can go on from (check_state
+    passes, the legal moves exist exactly while the game goes on and each is accepted); an unchanged
+    field loads the same state; and both outcomes occur (the mutations are neither all harmless nor
+    all fatal)."""
     rng = random.Random(5)
     states = [after for _, _, after in random_playout(S, 4, 3, Options(deals=2, violations="penalize"))]
+    refused = accepted = 0
     for st in states[::3]:
         wire = CODEC.dump_state(st)
         for _ in range(20):
@@ -813,9 +818,57 @@ def test_check_state_survives_mutated_play_positions() -> None:
             w[key] = rng.choice([None, 0, 1, 6, -1, [], [0], [1, 1], ["AH"], {"cards": ["AH"], "winner": 9}, "play",
                                  [{"cards": ["AH", "KH", "QH", "JH"], "winner": 6}], [[], [], [], []]])
             try:
-                CODEC.load_state(w)
-            except InvalidState:
-                pass
+                loaded = CODEC.load_state(w)
+            except InvalidState as exc:
+                refused += 1
+                assert exc.errors and all(isinstance(k, str) and k and v for k, v in exc.errors.items()), exc.errors
+                assert w != wire, f"{key}: an unchanged state was refused: {exc.errors}"
+                continue
+            accepted += 1
+            S.check_state(loaded)
+            legal = S.legal_moves(loaded)
+            assert bool(legal) == (S.outcome(loaded) is None), key
+            for move in legal[:3]:
+                if not isinstance(move, NextDeal):
+                    S.apply(loaded, move)
+            if w[key] == wire[key]:
+                assert loaded == st
+    assert refused > 300 and accepted > 30, (refused, accepted)  # 457 and 63 at the time of writing
+
+
+def _finished_deal(deals: int | None) -> State:
+    """Dealer 1 takes the pot (everybody else passed): a deal over without play, nothing carried."""
+    return run(start(H3, "2H", deals=deals, dealer=1, stake_by="all"), "pass 2", "pass 0", "tap 1")
+
+
+@pytest.mark.parametrize(
+    ("state", "phase"),
+    [
+        (lambda: _finished_deal(None), Phase.GAME_OVER),  # no deal limit
+        (lambda: _finished_deal(2), Phase.GAME_OVER),  # limit not reached
+        (lambda: _finished_deal(1), Phase.DEAL_OVER),  # limit reached, nothing carried: the game is over
+        (lambda: run(start(H3, "2H", deals=1), "pass 1", "pass 2", "pass 0"), Phase.GAME_OVER),  # a carry waits
+    ],
+)
+def test_check_state_names_phase_when_game_over_disagrees_with_the_deal_limit(state: Any, phase: Phase) -> None:
+    """§7.4 as a consistency rule: game_over exactly when the deal limit is reached and nothing is
+    carried. A finished deal in the other phase is invalid_state at ``phase``, and only there."""
+    st = state()
+    S.check_state(st)
+    assert st.phase is not phase
+    with pytest.raises(InvalidState) as info:
+        S.check_state(st._replace(phase=phase))
+    assert list(info.value.errors) == ["phase"], info.value.errors
+
+
+@pytest.mark.parametrize("change", [{"in_play": (1, 2)}, {"defender": 0}])
+def test_check_state_names_phase_when_play_starts_before_the_declarations_end(change: dict[str, Any]) -> None:
+    """§4-§6: nothing is in play (no seat in play, no defender) while seats still declare; such a
+    state is invalid_state at ``phase``, and only there."""
+    st = run(start(H3, "2H"), "tap 1")
+    with pytest.raises(InvalidState) as info:
+        S.check_state(st._replace(**change))
+    assert list(info.value.errors) == ["phase"], info.value.errors
 
 
 def test_deal_started_event_names_the_stakes() -> None:
