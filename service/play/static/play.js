@@ -454,7 +454,10 @@
       const base = countBase(key);
       const visible = seat !== null && [base, base + "s"].some((k) => Array.isArray(state[k]) && Array.isArray(state[k][seat]));
       if (visible || !HIDDEN_PILE.test(base) || FACE_UP.test(base)) body = el("span", { class: "val", text: String(v) });
-      else body = backs(v, /hand/.test(key));
+      else {
+        body = backs(v, /hand/.test(key));
+        if (/hand/.test(key)) body.classList.add("hand");
+      }
     } else {
       body = valueEl(v, { ...ctx, hand: handish && Array.isArray(v), key });
     }
@@ -528,7 +531,7 @@
       if (winners.includes(s)) tags.push(el("span", { class: "tag win", text: "winner" }));
       if (teams) tags.push(el("span", { class: `tag team team-${teams.of[s] % 4}`, text: `${teams.word} ${teams.of[s]}` }));
       const box = el("section", { class: "panel seat" + (toMove.includes(s) ? " on-turn" : "") + (s === bottom ? " bottom" : ""), dataSeat: s, "aria-label": `Seat ${s}` },
-        el("h3", {}, `Seat ${s}`, ...tags));
+        el("h2", { class: "seat-name" }, `Seat ${s}`, ...tags));
       const money = [];
       const fields = perSeat[s].slice().sort((a, b) => rank(a[0]) - rank(b[0]));
       const inScores = new Set(Object.keys(env.scores || {}));
@@ -561,15 +564,22 @@
     into.table.replaceChildren();
     for (const [key, v] of centre) {
       if (v === null && !/top|trump/.test(key)) continue;
-      const f = fieldEl(key, v, { owner: null, key }, state, null);
+      if (Array.isArray(v) && !v.length && key !== "trick") continue; // an empty pile says nothing
+      let f;
+      if (STACKS.test(key) && isCardList(v)) {
+        // a stack lying on the table: its top card and how many cards it holds
+        const top = /^(center|centre|pool|waste|discard)/.test(key) ? v[v.length - 1] : v[0];
+        f = el("div", {}, el("span", { class: "stack", dataCount: v.length }, cardRow([top], {}), el("span", { class: "pile-count", text: `×${v.length}` })));
+      } else f = fieldEl(key, v, { owner: null, key }, state, null);
       into.table.append(el("div", { class: "panel pilebox" + (key === "trick" || key === "center_top" || key === "center" ? " main-pile" : ""), dataField: key },
-        el("h3", { text: label(key) }), f.lastChild));
+        el("h2", { class: "pile-name", text: label(key) }), f.lastChild));
     }
-    if (state.last_trick && isObj(state.last_trick)) into.table.append(el("div", { class: "panel pilebox small", dataField: "last_trick" }, el("h3", { text: "last trick" }), valueEl(state.last_trick)));
+    if (state.last_trick && isObj(state.last_trick)) into.table.append(el("div", { class: "panel pilebox small", dataField: "last_trick" }, el("h2", { class: "pile-name", text: "last trick" }), valueEl(state.last_trick)));
     into.facts.replaceChildren(...factsStrip(env, n));
     if (into.scores) renderScores(env, n, into.scores, teams);
   }
 
+  const STACKS = /^(talon|stock|deck|pack|dead|pool|center|centre|waste|discard|set_aside)$/;
   const RANK_ORDER = ["hand", "hands", "hidden", "up", "hand_card", "stock_top", "stock", "waste"];
   const rank = (k) => { const i = RANK_ORDER.indexOf(k); return i < 0 ? 50 : i; };
 
@@ -599,7 +609,7 @@
   function renderScores(env, n, into, teams) {
     const scores = env.scores || {};
     const st = env.state || {};
-    const head = el("tr", {}, el("th", { scope: "col", text: "" }), Array.from({ length: n }, (_, s) => el("th", { scope: "col", text: `seat ${s}` })));
+    const head = el("tr", {}, el("td", {}), Array.from({ length: n }, (_, s) => el("th", { scope: "col", text: `seat ${s}` })));
     const rows = [];
     const rest = [];
     for (const [k, v] of Object.entries(scores)) {
@@ -834,6 +844,7 @@
       }
       this.game = g;
       this.request = body;
+      document.body.dataset.games = String(Number(document.body.dataset.games || 0) + 1);
       delete $("move-json").dataset.touched;
       this.moves = []; this.log = []; this.history = []; this.picking = null; this.selected = null;
       this.env = res.data;
