@@ -458,6 +458,9 @@
         body = backs(v, /hand/.test(key));
         if (/hand/.test(key)) body.classList.add("hand");
       }
+    } else if ((key === "stocks" || key === "faceups") && isCardList(v)) {
+      body = key === "stocks" ? backs(v.length, false)
+        : el("span", { class: "stack", dataCount: v.length }, cardRow([v[v.length - 1]], {}), el("span", { class: "pile-count", text: `×${v.length}` }));
     } else {
       body = valueEl(v, { ...ctx, hand: handish && Array.isArray(v), key });
     }
@@ -566,9 +569,10 @@
       if (v === null && !/top|trump/.test(key)) continue;
       if (Array.isArray(v) && !v.length && key !== "trick") continue; // an empty pile says nothing
       let f;
-      if (STACKS.test(key) && isCardList(v)) {
+      if (STACKS.test(key) && (isCardList(v) || isTrick(v))) {
         // a stack lying on the table: its top card and how many cards it holds
-        const top = /^(center|centre|pool|waste|discard)/.test(key) ? v[v.length - 1] : v[0];
+        let top = /^(center|centre|pool|waste|discard)/.test(key) ? v[v.length - 1] : v[0];
+        if (isObj(top)) top = top.card;
         f = el("div", {}, el("span", { class: "stack", dataCount: v.length }, cardRow([top], {}), el("span", { class: "pile-count", text: `×${v.length}` })));
       } else f = fieldEl(key, v, { owner: null, key }, state, null);
       into.table.append(el("div", { class: "panel pilebox" + (key === "trick" || key === "center_top" || key === "center" ? " main-pile" : ""), dataField: key },
@@ -1045,7 +1049,7 @@
       const k = e.key.toUpperCase();
       if (k === "F") {
         const flip = ((this.shown && this.shown.legal_moves) || []).find((m) => m.type === "flip");
-        if (flip) { e.preventDefault(); this.send(flip); }
+        if (flip) { e.preventDefault(); this.send(flip, { queue: true }); }
         return;
       }
       const s = CLAIM_KEYS.indexOf(k);
@@ -1065,8 +1069,8 @@
       if (!claims.length) return;
       const claim = this.realtime();
       await this.current;
-      if (claims.length === 1) await this.send({ type: claim, player: claims[0].player, at: claims[0].at });
-      else await this.send({ type: claim + "s", claims });
+      if (claims.length === 1) await this.send({ type: claim, player: claims[0].player, at: claims[0].at }, { queue: true });
+      else await this.send({ type: claim + "s", claims }, { queue: true });
     },
 
     /* Client time in ms, never before the last flip this state knows. */
@@ -1179,8 +1183,12 @@
 
     /* Send one move; a refusal shows its code, detail and rule; a network failure says so. */
     async send(move, how) {
-      if (this.busy) return;
       how = how || {};
+      if (this.busy) {
+        if (!how.queue) return; // a second click while the first is judged is dropped
+        await this.current;
+        return this.send(move, how);
+      }
       this.busy = true;
       let done;
       this.current = new Promise((r) => { done = r; });
