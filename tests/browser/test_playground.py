@@ -15,7 +15,7 @@ import pytest
 
 from service import create_app
 
-from .conftest import Page, needs_browser
+from .conftest import PHONE, Page, needs_browser
 from .helpers import (DECK5, HANDS5, MUST_TRUMP_AT, PLAYS5, click_card, expect, http, play_any, scores_row, seq,
                       shoot, shown, start, take_device, wait_seq)
 
@@ -241,7 +241,8 @@ def test_the_desk_explains_empty_malformed_and_other_games_input(page: Page) -> 
 @pytest.mark.parametrize("game", _games())
 def test_every_game_is_a_table_that_plays_by_click(page: Page, game: str) -> None:
     """Each catalogue game from its generated form: the seat to move at the bottom, one legal move
-    clicked, the move told in words; no serious or critical axe-core violation; the screenshot."""
+    clicked, the move told in words; no serious or critical axe-core violation; the screenshot; then
+    on a phone's screen, one more move."""
     p = page.open()
     start(p, game=game, seed=20261201)
     assert p.locator("#problem").is_hidden()
@@ -254,23 +255,18 @@ def test_every_game_is_a_table_that_plays_by_click(page: Page, game: str) -> Non
     assert p.locator("#scores tr[data-score='totals'] td").count() >= 1
     assert page.axe(f"the {game} table") == []
     shoot(p, f"table-{game}.png")
-
-
-@pytest.mark.parametrize("game", _games())
-def test_on_a_phone_the_active_hand_is_on_the_first_screen(phone_page: Page, game: str) -> None:
-    """360 × 740: no horizontal scroll, and the seat to move (its hand) visible without scrolling."""
-    p = phone_page.open()
-    start(p, game=game, seed=7)
-    assert p.evaluate("document.documentElement.scrollWidth") <= 360
+    # the same table on a phone (360 × 740): no horizontal scroll, the seat to move on the first screen
+    p.set_viewport_size(PHONE)
     p.evaluate("window.scrollTo(0, 0)")
+    assert p.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     box = p.locator("#me .seat").bounding_box()
-    assert box is not None and box["y"] >= 0 and box["y"] < 740
-    hand = p.locator("#me .card").first
-    if hand.count():
-        b = hand.bounding_box()
-        assert b is not None and b["y"] + b["height"] <= 740, (game, b)
+    assert box is not None and 0 <= box["y"] < PHONE["height"]
+    first = p.locator("#me .card").first
+    if first.count():  # its hand (or its piles), whole
+        b = first.bounding_box()
+        assert b is not None and b["y"] + b["height"] <= PHONE["height"], (game, b)
     play_any(p)
-    assert p.evaluate("document.documentElement.scrollWidth") <= 360
+    assert p.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     if game == "schnapsen":
         p.evaluate("window.scrollTo(0, 0)")
         shoot(p, "phone-schnapsen.png", full_page=False)

@@ -543,7 +543,10 @@
         if (["balances", "contrib", "blinds", "stakes"].includes(key) && isInt(v)) { money.push(el("span", { class: `money ${key}` }, `${label(key)} `, el("b", { text: String(v) }))); continue; }
         const ctx = { owner: s };
         let f;
-        if (rb && ["stock_top", "hand_card", "waste", "stock"].includes(key) && (isCard(v) || Array.isArray(v))) {
+        if (rb && key === "hand" && Array.isArray(v)) {
+          // Russian Bank's hand is a face-down pile: its size, not its cards
+          f = el("div", { class: "field pile-field", dataField: key }, el("span", { class: "field-name", text: "hand pile" }), backs(v.length, false));
+        } else if (rb && ["stock_top", "hand_card", "waste", "stock"].includes(key) && (isCard(v) || Array.isArray(v))) {
           const from = key === "stock_top" || key === "stock" ? "stock" : key === "hand_card" ? "hand" : "waste";
           const target = s === bottom ? null : key.startsWith("stock") ? "opponent_stock" : key === "waste" ? "opponent_waste" : null;
           const cards = isCard(v) ? [v] : v;
@@ -800,6 +803,7 @@
       $("link").addEventListener("click", () => this.link());
       $("pass-go").addEventListener("click", () => this.reveal());
       document.addEventListener("keydown", (e) => this.key(e));
+      this.arrowKeys($("felt"));
     },
 
     seatKey(seat) {
@@ -996,7 +1000,6 @@
           });
         }
       }
-      this.arrowKeys($("me"));
       const box = $("moves");
       box.replaceChildren(el("h2", { text: legal.length ? "Your moves" : "No moves in this view" }));
       if (!legal.length && app.sealed && this.viewer === null) box.append(el("p", { class: "muted", text: "The public view lists no moves: view as a seat to play." }));
@@ -1018,7 +1021,8 @@
     arrowKeys(container) {
       container.addEventListener("keydown", (e) => {
         if (e.key !== "ArrowRight" && e.key !== "ArrowLeft") return;
-        const cards = [...container.querySelectorAll("button.card")];
+        const hand = e.target.closest && e.target.closest(".cards, .groups");
+        const cards = [...(hand || container).querySelectorAll("button.card")];
         const i = cards.indexOf(document.activeElement);
         if (i < 0) return;
         e.preventDefault();
@@ -1225,9 +1229,10 @@
         entry.ev[app.sealed ? "p" : "t"] = res.data.events;
         await this.seenBy(entry, body, move);
         this.log.push(entry);
-        const words = el("span", {}, ...(entry.ev[this.vk()] ? entry.ev[this.vk()].map((e) => [eventWords(e), " "]) : [])).textContent;
         await this.afterMove();
         this.save();
+        const words = el("span", {}, ...(entry.ev[this.vk()] || entry.ev.p || []).map((e) => [eventWords(e), " "])).textContent;
+        if (!$("pass-screen").hidden) return; // between seats nothing is told but whose turn it is
         announce(`${actor !== null ? cap(seatName(actor)) + ": " : ""}${moveText(move)}. ${words} ${this.turnWords()}`);
       } finally {
         this.busy = false;
