@@ -16,8 +16,23 @@ import pytest
 from service import create_app
 
 from .conftest import PHONE, Page, needs_browser
-from .helpers import (DECK5, HANDS5, MUST_TRUMP_AT, PLAYS5, click_card, expect, http, play_any, scores_row, seq,
-                      shoot, shown, start, take_device, wait_seq)
+from .helpers import (
+    DECK5,
+    HANDS5,
+    MUST_TRUMP_AT,
+    PLAYS5,
+    click_card,
+    expect,
+    http,
+    play_any,
+    scores_row,
+    seq,
+    shoot,
+    shown,
+    start,
+    take_device,
+    wait_seq,
+)
 
 pytestmark = [pytest.mark.browser, needs_browser]
 
@@ -159,7 +174,6 @@ def test_the_dispute_desk_highlights_the_first_illegal_move(page: Page) -> None:
     assert f"Illegal move at index {MUST_TRUMP_AT}" in verdict and f"{MUST_TRUMP_AT} of 20 moves legal" in verdict
     assert f"move {MUST_TRUMP_AT}" in p.inner_text("#step-label")
     assert scores_row(p, "card_points", "#desk-scores") == ["34", "19"]
-    assert page.axe("the desk") == []
     shoot(p, "dispute.png")
     # step through by keyboard: the move list is a list of buttons
     p.click("#step-first")
@@ -188,6 +202,7 @@ def test_the_dispute_desk_highlights_the_first_illegal_move(page: Page) -> None:
     assert fresh.get_attribute("#verdict", "data-first-illegal") == str(MUST_TRUMP_AT)
     assert fresh.is_visible("#desk-tab") and fresh.is_hidden("#table-tab")
     assert json.loads(fresh.input_value("#desk-body")) == body
+    assert page.axe("the desk") == []  # (last: without axe-core installed, only this check skips)
 
 
 def test_a_legal_log_and_a_game_sent_from_the_table(page: Page) -> None:
@@ -253,8 +268,8 @@ def test_every_game_is_a_table_that_plays_by_click(page: Page, game: str) -> Non
     assert p.locator("#log > li").count() == 2
     assert "{" not in p.inner_text("#log") and '"' not in p.inner_text("#log")  # words, not JSON
     assert p.locator("#scores tr[data-score='totals'] td").count() >= 1
-    assert page.axe(f"the {game} table") == []
     shoot(p, f"table-{game}.png")
+    desktop_violations = page.axe(f"the {game} table", skip=False)
     # the same table on a phone (360 × 740): no horizontal scroll, the seat to move on the first screen
     p.set_viewport_size(PHONE)
     p.evaluate("window.scrollTo(0, 0)")
@@ -270,6 +285,7 @@ def test_every_game_is_a_table_that_plays_by_click(page: Page, game: str) -> Non
     if game == "schnapsen":
         p.evaluate("window.scrollTo(0, 0)")
         shoot(p, "phone-schnapsen.png", full_page=False)
+    assert desktop_violations + page.axe(f"the {game} table on a phone") == []
 
 
 def test_russian_bank_piles_are_labelled_and_destinations_chosen_by_click(page: Page) -> None:
