@@ -538,7 +538,9 @@
       const money = [];
       const fields = perSeat[s].slice().sort((a, b) => rank(a[0]) - rank(b[0]));
       const inScores = new Set(Object.keys(env.scores || {}));
+      const lists = new Set(fields.filter(([, v]) => Array.isArray(v)).map(([k]) => k));
       for (const [key, v] of fields) {
+        if (isCountKey(key) && (lists.has(countBase(key)) || lists.has(countBase(key) + "s"))) continue; // the cards are shown
         if (inScores.has(key) && (typeof v !== "object" || v === null) && !["balances", "contrib"].includes(key)) continue;
         if (["balances", "contrib", "blinds", "stakes"].includes(key) && isInt(v)) { money.push(el("span", { class: `money ${key}` }, `${label(key)} `, el("b", { text: String(v) }))); continue; }
         const ctx = { owner: s };
@@ -571,6 +573,7 @@
     for (const [key, v] of centre) {
       if (v === null && !/top|trump/.test(key)) continue;
       if (Array.isArray(v) && !v.length && key !== "trick") continue; // an empty pile says nothing
+      if (isCountKey(key) && Array.isArray(state[countBase(key)])) continue; // the pile itself is shown
       let f;
       if (STACKS.test(key) && (isCardList(v) || isTrick(v))) {
         // a stack lying on the table: its top card and how many cards it holds
