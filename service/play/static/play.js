@@ -146,7 +146,7 @@
     talon_count: "talon", talon_size: "talon", stock_count: "stock", deck_count: "deck", dead_count: "dead cards",
     center_top: "centre pile", center_count: "centre pile", center: "centre pile", pool_top: "pool", pool_count: "pool",
     trick: "trick on the table", last_trick: "last trick", known_opponent_cards: "opponent's known cards",
-    known_cards: "known cards", opponent_hand_count: "cards in hand", exposed_count: "exposed", current_bet: "current bet",
+    known_cards: "known cards", opponent_hand_count: "hand", hand_count: "hand", known_opponent_cards: "cards it has shown", exposed_count: "exposed", current_bet: "current bet",
     hand_card: "hand card", stock_top: "stock", tableau: "tableau", foundations: "foundation", waste: "waste",
     declarations: "declaration", exchanged: "exchanged", folded: "folded", status: "status", set_aside: "set aside",
     turnup: "turn-up", trump_card: "trump card", completed_tricks: "tricks played", tricks: "tricks taken",
@@ -271,7 +271,7 @@
     const who = Number.isInteger(p) ? cap(seatName(p)) : "A player";
     const c = (x) => (isCard(x) ? noteEl(x) : "a hidden card");
     switch (ev.type) {
-      case "deal_started": return [`Deal ${ev.deal_number ?? ""} begins, dealt by ${seatName(ev.dealer)}`,
+      case "deal_started": return [`${ev.deal_number ?? ev.hand_number ? `Deal ${ev.deal_number ?? ev.hand_number}` : "A deal"} begins, dealt by ${seatName(ev.dealer)}`,
         ev.trump_card ? [", trump card ", c(ev.trump_card)] : "", ev.turnup ? [", turn-up ", c(ev.turnup)] : "",
         ev.trump ? `, trump ${SUITS[ev.trump] || ev.trump}` : "", ev.pot !== undefined ? `, pot ${ev.pot}` : "", "."];
       case "hand_started": return [`Hand ${ev.hand_number} begins, dealt by ${seatName(ev.dealer)}`, ev.ante !== undefined ? `, ante ${ev.ante}` : "", ev.pot !== undefined ? `, pot ${ev.pot}` : "", "."];
@@ -352,7 +352,13 @@
     }
     return parts;
   }
-  const moveText = (m) => el("span", {}, moveWords(m)).textContent;
+  /* Nodes as text: for the eye (card notation, "K♥") or, spoken, for the live region ("king of hearts"). */
+  function textOf(parts, spoken) {
+    const span = el("span", {}, parts);
+    span.querySelectorAll(spoken ? "[aria-hidden='true']" : ".sr-only").forEach((n) => n.remove());
+    return span.textContent;
+  }
+  const moveText = (m, spoken) => textOf(moveWords(m), spoken);
 
   function problemEl(p, heading) {
     return el("div", { class: "problem-body" },
@@ -1234,9 +1240,9 @@
         this.log.push(entry);
         await this.afterMove();
         this.save();
-        const words = el("span", {}, ...(entry.ev[this.vk()] || entry.ev.p || []).map((e) => [eventWords(e), " "])).textContent;
+        const words = textOf((entry.ev[this.vk()] || entry.ev.p || []).map((e) => [eventWords(e), " "]), true);
         if (!$("pass-screen").hidden) return; // between seats nothing is told but whose turn it is
-        announce(`${actor !== null ? cap(seatName(actor)) + ": " : ""}${moveText(move)}. ${words} ${this.turnWords()}`);
+        announce(`${actor !== null ? cap(seatName(actor)) + ": " : ""}${moveText(move, true)}. ${words} ${this.turnWords()}`);
       } finally {
         this.busy = false;
         done();
@@ -1303,7 +1309,7 @@
       this.clearErrors();
       this.picking = null; this.selected = null;
       this.save();
-      announce(`Took back: ${undone ? moveText(undone) : "the last move"}.`);
+      announce(`Took back: ${undone ? moveText(undone, true) : "the last move"}.`);
       this.afterMove(true);
     },
 
