@@ -103,3 +103,21 @@ def test_snap_by_keyboard_a_false_call_a_snap_and_two_at_once(page: Page) -> Non
     assert batch["type"] == "snaps" and sorted(c["player"] for c in batch["claims"]) == [0, 1]
     assert "called snap first" in entry and "slower: seat" in entry
     assert p.locator("#announce").inner_text() != ""  # the verdict is announced
+
+
+def test_sealed_mode_claims_two_seats_at_once_with_the_table_key(sealed_page: Page) -> None:
+    """On one device in sealed mode the page holds every key: a single claim goes with its seat's
+    key, a batch of several seats with the table key; the service judges both."""
+    p = sealed_page.open()
+    moves = _sent(p)
+    keys: list[str | None] = []
+    p.on("request", lambda r: keys.append(r.headers.get("x-seat-key")) if r.url.endswith("/moves") else None)
+    start(p, game="slapjack", seed=3)
+    before = seq(p)
+    p.keyboard.press("f")
+    wait_seq(p, before + 1)
+    top = p.locator("#table [data-field='center_top'] [data-card]").get_attribute("data-card") or ""
+    entry = _claim(p, "a", "l")
+    assert moves[-1]["type"] == "slaps" and len(moves[-1]["claims"]) == 2
+    assert keys[-1] and keys[-1] not in (keys[0],)  # the table key, not the flipper's seat key
+    assert ("slapped first" if top.startswith("J") else "False slap by seat 0 and seat 1") in entry

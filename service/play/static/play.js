@@ -1042,8 +1042,10 @@
     /* Slapjack, Snap: one key per seat (shown here); presses close together become one batch. */
     claimPad(env, claim) {
       const n = seatCount(env);
-      const open = new Set((env.legal_moves || []).filter((m) => m.type === claim).map((m) => m.player));
-      const flip = (env.legal_moves || []).find((m) => m.type === "flip");
+      // one device holds every seat: a seat's view lists only its own claim, the table's none
+      const listed = (env.legal_moves || []).filter((m) => m.type === claim).map((m) => m.player);
+      const open = new Set(listed.length && !app.sealed && this.viewer === null ? listed : Array.from({ length: n }, (_, s) => s));
+      const flip = this.flipMove();
       return el("div", { class: "claim-pad", dataClaim: claim },
         el("h3", { text: `${cap(claim)}! One key per seat on this device` }),
         el("p", { class: "muted", text: `Press your seat's key to ${claim}; presses within a moment of each other are sent together and the referee judges who was first.${flip ? " F flips for the seat to move." : ""}` }),
@@ -1061,12 +1063,21 @@
       if (!claim) return;
       const k = e.key.toUpperCase();
       if (k === "F") {
-        const flip = ((this.shown && this.shown.legal_moves) || []).find((m) => m.type === "flip");
+        const flip = this.flipMove();
         if (flip) { e.preventDefault(); this.send(flip, { queue: true }); }
         return;
       }
       const s = CLAIM_KEYS.indexOf(k);
       if (s >= 0 && s < seatCount(this.shown)) { e.preventDefault(); this.press(s); }
+    },
+
+    /* The flip of the seat to move: listed in this view, or (another seat's view) built from to_move. */
+    flipMove() {
+      const env = this.shown || {};
+      const listed = (env.legal_moves || []).find((m) => m.type === "flip");
+      if (listed) return listed;
+      const next = Array.isArray(env.to_move) && env.to_move.length ? env.to_move[0] : null;
+      return next !== null && env.status !== "finished" && this.game.move_types.includes("flip") ? { type: "flip", player: next } : null;
     },
 
     press(seat) {
