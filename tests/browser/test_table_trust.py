@@ -262,7 +262,11 @@ def test_the_desk_verifies_a_signed_match_record(sealed_page: Page) -> None:
     assert verdict.get_attribute("data-signature") == "ok" and verdict.get_attribute("data-commitment") == "ok"
     assert "Signature: verifies" in verdict.inner_text() and "Commitment: verifies" in verdict.inner_text()
     forged = json.loads(json.dumps(record))
-    forged["moves"][0] = {**forged["moves"][0], "player": 1 - forged["moves"][0]["player"]}
+    first = forged["moves"][0] if forged.get("moves") else None
+    if isinstance(first, dict) and first.get("player") in (0, 1):
+        forged["moves"][0] = {**first, "player": 1 - first["player"]}  # one changed seat
+    else:
+        forged["match_id"] = str(forged["match_id"])[:-1] + ("0" if str(forged["match_id"])[-1:] != "0" else "1")
     p.fill("#desk-body", json.dumps(forged))
     p.click("#desk-run")
     expect(p.locator("#verdict[data-signature='bad']")).to_be_visible()

@@ -1558,9 +1558,10 @@
         $("steps").replaceChildren();
         return;
       }
-      this.verdict = res.data;
-      this.drawResult();
       const d = res.data;
+      // the usual verdict, at the top level or under "verdict"
+      this.verdict = isObj(d.final) ? d : isObj(d.verdict) && isObj(d.verdict.final) ? d.verdict : d;
+      this.drawResult();
       const pick = (name) => {
         for (const k of [`${name}_valid`, `${name}_verified`, `${name}_ok`]) if (typeof d[k] === "boolean") return d[k];
         for (const holder of [d.verified, d.verification, d.checks, d.record_check]) if (isObj(holder) && typeof holder[name] === "boolean") return holder[name];
