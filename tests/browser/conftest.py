@@ -2,8 +2,9 @@
 in a thread, and headless Chromium (Debian's ``/usr/bin/chromium``) driven by Playwright.
 
 The tests skip, with the reason, when Chromium or the ``playwright`` package is missing (``.ci/run``
-installs both). Every page records the requests it makes; a test fails if one leaves the service.
-Every wait is bounded.
+installs both); the accessibility checks skip when axe-core (npm, ``tests/browser/package.json``) is
+not installed. Every page records the requests it makes; a test fails if one leaves the service or
+the page raises a JavaScript error. Every wait is bounded.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ from tests.conftest import KEY_NEW
 CHROMIUM = Path(os.environ.get("REFEREE_TEST_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 TIMEOUT_MS = 10_000
+AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
+DESKTOP = {"width": 1360, "height": 900}
+PHONE = {"width": 360, "height": 740}
 
 
 def _missing() -> str | None:
@@ -86,30 +90,56 @@ def browser() -> Iterator[Any]:
 class Page:
     """A browser page on one server, with the log of every request it made."""
 
-    def __init__(self, browser: Any, served: Served) -> None:
+    def __init__(self, browser: Any, served: Served, viewport: dict[str, int] | None = None) -> None:
         self.base = served.base
-        self.context = browser.new_context(viewport={"width": 1360, "height": 900}, accept_downloads=True)
+        self.served = served
+        self.browser = browser
+        self.context = browser.new_context(viewport=viewport or DESKTOP, accept_downloads=True)
         self.context.set_default_timeout(TIMEOUT_MS)
         self.requests: list[str] = []
         self.context.on("request", lambda r: self.requests.append(r.url))
         self.errors: list[str] = []
+        self.opened = False
         self.page = self.context.new_page()
         self.page.on("pageerror", lambda e: self.errors.append(str(e)))
 
     def open(self, fragment: str = "") -> Any:
+        self.opened = True
         self.page.goto(f"{self.base}/play{fragment}")
         self.page.wait_for_selector("body[data-ready='1']")
         return self.page
+
+    def reload(self) -> Any:
+        self.page.reload()
+        self.page.wait_for_selector("body[data-ready='1']")
+        return self.page
+
+    def axe(self, where: str, skip: bool = True) -> list[str]:
+        """axe-core's serious and critical violations on the page as it is now (injected by the test:
+        the page itself never loads it). Without axe-core installed the test skips here, or (``skip``
+        false) this check alone is left out and the test goes on."""
+        if not AXE.exists():
+            if skip:
+                pytest.skip("axe-core is not installed (npm ci --prefix tests/browser; .ci/run does it)")
+            return []
+        if not self.page.evaluate("typeof window.axe !== 'undefined'"):
+            self.page.evaluate(AXE.read_text(encoding="utf-8"))
+        found = self.page.evaluate(
+            "axe.run(document, {resultTypes: ['violations']}).then(r => r.violations"
+            ".filter(v => v.impact === 'serious' || v.impact === 'critical')"
+            ".map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))"
+        )
+        return [f"{where}: {v}" for v in found]
 
     def foreign_requests(self) -> list[str]:
         return [u for u in self.requests if not u.startswith((self.base + "/", "blob:", "data:"))]
 
 
-def _page(browser: Any, served: Served) -> Iterator[Page]:
-    p = Page(browser, served)
+def _page(browser: Any, served: Served, viewport: dict[str, int] | None = None) -> Iterator[Page]:
+    p = Page(browser, served, viewport)
     try:
         yield p
-        assert any("/v1/games" in u for u in p.requests), "the page made no API request at all"
+        assert not p.opened or any("/v1/games" in u for u in p.requests), "the page made no API request at all"
         assert p.foreign_requests() == [], f"requests outside the service: {p.foreign_requests()}"
         assert p.errors == [], f"JavaScript errors: {p.errors}"
     finally:
