@@ -49,6 +49,7 @@ __all__ = [
     "SPEC_PATH",
     "assert_conforms",
     "assert_problem",
+    "documented_path",
     "is_valid",
     "plain_validator_at",
     "schema_pointer",
@@ -61,7 +62,54 @@ with SPEC_PATH.open(encoding="utf-8") as _f:
     SPEC: Final[dict[str, Any]] = yaml.load(_f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 _BASE: Final = "urn:card-referee:openapi.yaml"
-_REGISTRY: Final = Registry().with_resource(_BASE, DRAFT202012.create_resource(SPEC))
+
+
+_FALLBACKS: Final = frozenset({"#/components/schemas/UnknownEvent"})
+"""Union branches that stand for what a later version may add; closed reading drops them."""
+
+
+_SUBSCHEMA: Final = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames",
+                     "unevaluatedItems", "unevaluatedProperties")
+
+
+def _closed(node: Any) -> Any:
+    """The closed reading of a schema (module docstring, "Closed reading"), recursively."""
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in ("properties", "patternProperties", "$defs"):
+            out[key] = {name: _closed(sub) for name, sub in value.items()}
+        elif key in _SUBSCHEMA:
+            out[key] = _closed(value)
+        elif key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+            out[key] = [_closed(b) for b in value if not (isinstance(b, dict) and b.get("$ref") in _FALLBACKS)]
+        elif key == "x-enum-known":
+            out.setdefault("enum", value)
+        elif not key.startswith("x-"):
+            out[key] = value
+    if "properties" in out and not out.keys() & {"additionalProperties", "patternProperties", "unevaluatedProperties"}:
+        out["additionalProperties"] = False
+    return out
+
+
+def _closed_document(doc: Any, key: str = "") -> Any:
+    """``doc`` with every schema in it (component schemas, and every ``schema`` member of a
+    parameter, header or media type) in its closed reading."""
+    if isinstance(doc, list):
+        return [_closed_document(v) for v in doc]
+    if not isinstance(doc, dict):
+        return doc
+    if key == "schemas":
+        return {name: _closed(sub) for name, sub in doc.items()}
+    return {k: (_closed(v) if k == "schema" else _closed_document(v, k)) for k, v in doc.items()}
+
+
+CLOSED: Final[dict[str, Any]] = _closed_document(SPEC)
+"""The document as ``assert_conforms`` reads it for our own server (the closed reading)."""
+_REGISTRY: Final = Registry().with_resource(_BASE, DRAFT202012.create_resource(CLOSED))
+
+
 _METHODS: Final = frozenset({"get", "put", "post", "delete", "options", "head", "patch", "trace"})
 _FLASK_VAR: Final = re.compile(r"<(?:[^:<>]+:)?([^<>]+)>")
 _UNLISTED_METHOD: Final = {405: "MethodNotAllowed"}
@@ -78,8 +126,8 @@ def _escape(token: str) -> str:
 
 
 def _deref(pointer: str) -> tuple[str, Any]:
-    """The object at JSON pointer ``pointer`` of the spec, following local ``$ref``s."""
-    node: Any = SPEC
+    """The object at JSON pointer ``pointer`` of the closed document, following local ``$ref``s."""
+    node: Any = CLOSED
     for part in pointer.lstrip("/").split("/"):
         node = node[part.replace("~1", "/").replace("~0", "~")]
     if isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/"):
@@ -89,6 +137,13 @@ def _deref(pointer: str) -> tuple[str, Any]:
 
 def _normalise_rule(rule: str | None) -> str | None:
     return None if rule is None else _FLASK_VAR.sub(r"{\1}", rule)
+
+
+def documented_path(request_path: str, rule: str | None) -> str | None:
+    """The path item of openapi.yaml that documents a request: the concrete path when the
+    document lists it (each game's own operations, ``/v1/games/schnapsen/moves``), else the
+    route's template (``/v1/games/{game_id}``)."""
+    return request_path if request_path in SPEC["paths"] else _normalise_rule(rule)
 
 
 def _media(content_type: str | None) -> str:
@@ -152,7 +207,8 @@ _SCHEMA_MAPS: Final = frozenset({"properties", "patternProperties", "$defs", "de
 
 
 def _prepare(node: Any, stack: frozenset[str] = frozenset()) -> Any:
-    """``node`` with the same meaning, shaped for fast validation (see the module docstring)."""
+    """``node`` with the same meaning for our own server (the closed reading), shaped for fast
+    validation (see the module docstring)."""
     if isinstance(node, list):
         return [_prepare(v, stack) for v in node]
     if not isinstance(node, dict):

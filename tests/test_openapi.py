@@ -37,7 +37,6 @@ except ModuleNotFoundError:  # tests/ imported as a package
     from tests.contract import SPEC, SPEC_PATH, assert_conforms, is_valid, plain_validator_at, validator_at
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"  # the specs (read-only), beside the repository when present
 SCHEMAS = SPEC["components"]["schemas"]
 HTTP_METHODS = ("get", "put", "post", "delete", "patch", "options", "head", "trace")
 PROBLEM_REF = "#/components/schemas/Problem"
@@ -97,8 +96,9 @@ YUKON_CODES = {
 HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
-    "unsupported_media_type", "internal",
+    "unsupported_media_type", "internal", "token_superseded", "ledger_unavailable",
 }  # docs/wire.md "Errors"
+RECORD_CODES = {"bad_signature", "bad_commitment", "invalid_record"}  # issue 13: a refused match record
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -132,7 +132,8 @@ def enum_values(schema: dict[str, Any]) -> set[str]:
 
 
 def problem_codes() -> set[str]:
-    return enum_values(SCHEMAS["Problem"]["properties"]["code"])
+    """The codes this version of the contract lists (``ProblemCode`` is an open string)."""
+    return set(deref(SCHEMAS["Problem"]["properties"]["code"])["x-enum-known"])
 
 
 def envelope(state: sch.State, events: list[dict[str, Any]], seat: int | None, full: bool) -> dict[str, Any]:
@@ -177,61 +178,93 @@ def test_spec_validates() -> None:
     assert spec["openapi"] == "3.1.0"
 
 
+GAME_OPS = ("new", "moves", "state", "check", "replay")
+
+
+def prefix(game_id: str) -> str:
+    return "".join(part.capitalize() for part in game_id.split("_"))
+
+
 def test_every_endpoint_is_documented() -> None:
-    """DESIGN.md's HTTP contract: every endpoint, with its method."""
-    want = {
-        ("/v1/games", "get"), ("/v1/games/{game_id}", "get"),
-        ("/v1/games/{game_id}/new", "post"), ("/v1/games/{game_id}/moves", "post"),
-        ("/v1/games/{game_id}/state", "post"), ("/v1/games/{game_id}/check", "post"),
-        ("/v1/games/{game_id}/replay", "post"), ("/healthz", "get"), ("/readyz", "get"),
+    """DESIGN.md's HTTP contract, typed per game: each game's five operations under its own path,
+    and the shared catalogue, rules, keys, error pages and operational paths."""
+    want = {(f"/v1/games/{g}/{op}", "post") for g in ENGINES for op in GAME_OPS}
+    want |= {
+        ("/v1/games", "get"), ("/v1/games/{game_id}", "get"), ("/v1/games/{game_id}/rules", "get"),
+        ("/v1/keys", "get"), ("/errors/{code}", "get"), ("/healthz", "get"), ("/readyz", "get"),
         ("/openapi.yaml", "get"), ("/docs", "get"), ("/metrics", "get"),
     }
     want |= {("/play", "get"), ("/play/assets/{name}", "get")}  # the playground (docs/playground.md)
     assert {(path, method) for path, method, _ in operations()} == want
     assert set(deref(SPEC["paths"]["/openapi.yaml"]["get"]["responses"]["200"])["content"]) == {"application/yaml"}
     assert set(deref(SPEC["paths"]["/docs"]["get"]["responses"]["200"])["content"]) == {"text/html"}
+    rules = deref(SPEC["paths"]["/v1/games/{game_id}/rules"]["get"]["responses"]["200"])["content"]
+    assert set(rules) == {"text/markdown", "text/html"}
+    ids = [op["operationId"] for _, _, op in operations()]
+    assert len(ids) == len(set(ids))  # generators name functions after them
 
 
 def test_parameters() -> None:
-    """docs/wire.md: ``as`` on new, moves, state, replay; X-Seat-Key on every POST; game_id is a known game."""
+    """docs/wire.md: ``as`` on new, moves, state, replay (a seat of that game); X-Seat-Key as the
+    optional ``SeatKey`` security of every game operation; X-Request-ID on every operation."""
+    assert SPEC["components"]["securitySchemes"]["SeatKey"] == {
+        **SPEC["components"]["securitySchemes"]["SeatKey"], "type": "apiKey", "in": "header", "name": "X-Seat-Key"}
     for path, method, op in operations():
-        names = {deref(p)["name"] for p in [*SPEC["paths"][path].get("parameters", []), *op.get("parameters", [])]}
+        params = [deref(p) for p in [*SPEC["paths"][path].get("parameters", []), *op.get("parameters", [])]]
+        names = {p["name"] for p in params}
         endpoint = path.rsplit("/", 1)[-1]
-        assert ("as" in names) == (endpoint in {"new", "moves", "state", "replay"}), path
-        assert ("X-Seat-Key" in names) == (method == "post"), path
+        game = path.split("/")[3] if path.count("/") == 4 and path.split("/")[3] in ENGINES else None
+        assert ("as" in names) == (game is not None and endpoint in {"new", "moves", "state", "replay"}), path
+        assert "X-Seat-Key" not in names, path  # a security scheme, not a bare header
+        assert (op.get("security") == [{}, {"SeatKey": []}]) == (game is not None), path
+        assert "X-Request-ID" in names, path
         assert ("game_id" in names) == ("{game_id}" in path), path
-    assert deref({"$ref": "#/components/parameters/As"})["schema"] == {"type": "integer", "minimum": 0}
+        if "as" in names:
+            seats = max(ENGINES[game].PLAYER_COUNTS)
+            assert next(p for p in params if p["name"] == "as")["schema"] == {
+                "type": "integer", "minimum": 0, "maximum": seats - 1}, path
     assert SCHEMAS["GameId"]["enum"] == list(ENGINES)
 
 
 def test_request_bodies() -> None:
-    """docs/wire.md: closed request bodies and their bounds."""
-    for name in ("NewRequest", "MoveRequest", "StateRequest", "ReplayRequest"):
-        assert SCHEMAS[name]["additionalProperties"] is False, name
-    assert deref(SCHEMAS["NewRequest"]["properties"]["seed"]) == {
-        **deref(SCHEMAS["Seed"]), "minimum": 0, "maximum": 2**63 - 1}
-    players = SCHEMAS["NewRequest"]["properties"]["players"]
-    assert (players["minimum"], players["maximum"]) == (1, 16)
-    assert SCHEMAS["ReplayRequest"]["properties"]["moves"]["maxItems"] == 10_000
-    assert deref(SCHEMAS["ExpectedSeq"])["minimum"] == 0
-    new = validator_at("/components/schemas/NewRequest")
-    move = validator_at("/components/schemas/MoveRequest")
-    replay = validator_at("/components/schemas/ReplayRequest")
+    """docs/wire.md: closed, typed request bodies and their bounds, for every game."""
+    for game_id, engine in ENGINES.items():
+        p = prefix(game_id)
+        for path_op, body in (("new", "NewRequest"), ("moves", "MoveRequest"), ("state", "StateRequest"),
+                              ("check", "MoveRequest"), ("replay", "ReplayRequest")):
+            op = SPEC["paths"][f"/v1/games/{game_id}/{path_op}"]["post"]
+            assert op["requestBody"]["content"]["application/json"]["schema"] == {
+                "$ref": f"#/components/schemas/{p}{body}"}, (game_id, path_op)
+            assert op["x-body-limit"] == (1048576 if path_op == "replay" else 65536)
+        new = SCHEMAS[f"{p}NewRequest"]
+        assert new["additionalProperties"] is False
+        assert new["properties"]["players"]["enum"] == sorted(engine.PLAYER_COUNTS)
+        for union in ("MoveRequest", "StateRequest", "ReplayRequest"):
+            for branch in SCHEMAS[f"{p}{union}"]["oneOf"]:
+                assert deref(branch)["additionalProperties"] is False, (p, union)
+    assert deref(SCHEMAS["Seed"]) == {**deref(SCHEMAS["Seed"]), "minimum": 0, "maximum": 2**53 - 1}
+    new = validator_at("/components/schemas/SchnapsenNewRequest")
+    move = validator_at("/components/schemas/SchnapsenMoveRequest")
+    replay = validator_at("/components/schemas/SchnapsenReplayRequest")
     assert is_valid(new, {})
-    assert is_valid(new, {"players": 2, "deck": EXAMPLE_1_DECK, "seed": 2**63 - 1})
-    assert not is_valid(new, {"seed": 2**63})
-    assert not is_valid(new, {"players": 0})
+    assert is_valid(new, {"players": 2, "deck": EXAMPLE_1_DECK, "seed": 2**53 - 1})
+    assert not is_valid(new, {"seed": 2**53})
+    assert not is_valid(new, {"players": 3})
     assert not is_valid(new, {"colour": "red"})
+    assert not is_valid(new, {"deck": ["AH", "AH"]})
     play = {"type": "play", "player": 1, "card": "10S"}
     assert is_valid(move, {"token": "abc", "move": play, "expected_seq": 0})
-    opening = SPEC["components"]["examples"]["SchnapsenMoveRequestExample1"]["value"]["state"]
+    opening = SPEC["components"]["examples"]["SchnapsenMove"]["value"]["state"]
     assert is_valid(move, {"state": opening, "move": play})
     assert not is_valid(move, {"token": "abc", "state": opening, "move": play})  # both
     assert not is_valid(move, {"move": play})  # neither
     assert not is_valid(move, {"token": "abc", "move": play, "expected_seq": -1})
+    assert not is_valid(move, {"token": "abc", "move": {"type": "flip", "player": 0}})  # another game's move
     assert is_valid(replay, {"seed": 1, "moves": []})
+    assert is_valid(replay, {"deck": EXAMPLE_1_DECK, "seed": 1, "moves": []})
     assert not is_valid(replay, {"moves": []})  # deck or seed
     assert not is_valid(replay, {"seed": 1, "moves": [play] * 10_001})
+    assert not is_valid(replay, {"seed": 1, "moves": [], "record": {}})
 
 
 def test_every_error_response_is_a_problem() -> None:
@@ -277,44 +310,20 @@ def test_problem_codes_cover_every_code() -> None:
     assert YUKON_CODES <= codes
     assert HTTP_CODES <= codes
     assert SLAPJACK_CODES <= codes and SNAP_CODES <= codes
-    assert codes == COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES | SLAPJACK_CODES | STUKOLKA_CODES | YUKON_CODES | HTTP_CODES
-
-
-def _table_codes(text: str, start: str, end: str) -> set[str]:
-    section = text.split(start, 1)[1].split(end, 1)[0]
-    return set(re.findall(r"^\|\s*`([a-z_]+)`\s*\|", section, flags=re.MULTILINE))
-
-
-@pytest.mark.skipif(not (SHARED / "rules").is_dir(), reason="shared specs not beside the repository")
-def test_transcribed_codes_match_the_specs() -> None:
-    """The code lists above are those of the spec files."""
-    conventions = (SHARED / "rules" / "CONVENTIONS.md").read_text(encoding="utf-8")
-    schnapsen = (SHARED / "rules" / "schnapsen.md").read_text(encoding="utf-8")
-    assert _table_codes(conventions, "## Common error codes", "\n## ") == COMMON_CODES
-    section8 = _table_codes(schnapsen, "## 8. Errors", "\n## 9.")
-    creation = set(re.findall(r"`([a-z_]+)`", schnapsen.split("Creation errors:", 1)[1].split("\n", 1)[0]))
-    assert section8 | creation == SCHNAPSEN_CODES
-    russian_bank = (SHARED / "rules" / "russian_bank.md").read_text(encoding="utf-8")
-    section8 = _table_codes(russian_bank, "## 8. Errors", "\n## 9.")
-    creation = set(re.findall(r"`([a-z_]+)`", russian_bank.split("Creation errors:", 1)[1].split("\n", 1)[0]))
-    assert section8 | creation == RUSSIAN_BANK_CODES
-    bragging = (SHARED / "rules" / "bragging.md").read_text(encoding="utf-8")
-    assert _table_codes(bragging, "## 8. Errors", "\n## 9.") == BRAGGING_CODES
-    seven_up = (SHARED / "rules" / "seven_up.md").read_text(encoding="utf-8")
-    section8 = _table_codes(seven_up, "## 8. Errors", "\n## 9.")
-    creation = set(re.findall(r"`([a-z_]+)`", seven_up.split("Creation errors:", 1)[1].split("\n", 1)[0]))
-    assert section8 | creation == SEVEN_UP_CODES
-    stukolka = (SHARED / "rules" / "stukolka.md").read_text(encoding="utf-8")
-    assert _table_codes(stukolka, "## 8. Errors", "\n## 9.") == STUKOLKA_CODES
-    yukon = (SHARED / "rules" / "yukon.md").read_text(encoding="utf-8")
-    assert _table_codes(yukon, "## 8. Errors", "\n## 9.") == YUKON_CODES
+    assert codes == (COMMON_CODES | SCHNAPSEN_CODES | RUSSIAN_BANK_CODES | BRAGGING_CODES | SEVEN_UP_CODES
+                     | SLAPJACK_CODES | STUKOLKA_CODES | YUKON_CODES | HTTP_CODES | RECORD_CODES)
+    families = set()
+    for name, schema in SCHEMAS.items():
+        if name.endswith("ProblemCode") and name != "ProblemCode":
+            families |= set(schema["enum"])
+    assert families == codes  # every code sits in one family schema too
 
 
 def test_wire_md_codes_are_listed() -> None:
     """docs/wire.md's error table (in the repository) names exactly the HTTP codes, plus the 422 families."""
     text = (REPO / "docs" / "wire.md").read_text(encoding="utf-8")
     table = text.split("## Errors", 1)[1].split("Sealed-mode rules", 1)[0]
-    assert set(re.findall(r"`([a-z_]+)`", table)) - {"errors", "invalid_state"} == HTTP_CODES
+    assert set(re.findall(r"`([a-z_]+)`", table)) - {"errors", "invalid_state"} == HTTP_CODES | RECORD_CODES
 
 
 def test_engine_codes_are_listed() -> None:
@@ -331,16 +340,30 @@ def test_engine_codes_are_listed() -> None:
 # --- the games' components --------------------------------------------------------------------
 
 
-def test_each_game_has_its_components_in_the_unions() -> None:
-    """STYLE.md B1 "one id everywhere": per-game components, joined into the unions."""
-    unions = {"AnyOptions": "Options", "AnyState": "State", "AnyView": "View", "AnyMove": "Move",
-              "AnyEvent": "Event", "AnyScores": "Scores", "ProblemCode": "ProblemCode"}
+def test_each_game_has_its_components() -> None:
+    """STYLE.md B1 "one id everywhere": per-game components, wired into that game's operations."""
     for game_id in ENGINES:
-        prefix = "".join(part.capitalize() for part in game_id.split("_"))
-        for union, suffix in unions.items():
-            name = f"{prefix}{suffix}"
-            assert name in SCHEMAS, name
-            assert {"$ref": f"#/components/schemas/{name}"} in SCHEMAS[union]["anyOf"], (union, name)
+        p = prefix(game_id)
+        for suffix in ("Options", "State", "View", "Move", "Event", "Scores", "ProblemCode", "NewRequest",
+                       "MoveRequest", "StateRequest", "ReplayRequest", "Envelope", "ReplayResult", "MatchRecord"):
+            assert f"{p}{suffix}" in SCHEMAS, f"{p}{suffix}"
+        envelope_ = SCHEMAS[f"{p}Envelope"]["properties"]
+        assert envelope_["game"] == {"type": "string", "const": game_id}
+        assert envelope_["state"]["anyOf"] == [{"$ref": f"#/components/schemas/{p}{k}"} for k in ("State", "View")]
+        assert envelope_["legal_moves"]["items"] == {"$ref": f"#/components/schemas/{p}Move"}
+        assert envelope_["events"]["items"]["anyOf"] == [
+            {"$ref": f"#/components/schemas/{p}Event"}, {"$ref": "#/components/schemas/UnknownEvent"}]
+        assert envelope_["scores"] == {"$ref": f"#/components/schemas/{p}Scores"}
+        for op, status, schema in (("new", "201", "Envelope"), ("moves", "200", "Envelope"),
+                                   ("state", "200", "Envelope"), ("replay", "200", "ReplayResult")):
+            response = SPEC["paths"][f"/v1/games/{game_id}/{op}"]["post"]["responses"][status]
+            assert response["content"]["application/json"]["schema"] == {"$ref": f"#/components/schemas/{p}{schema}"}
+        for union in ("Move", "Event"):
+            schema = SCHEMAS[f"{p}{union}"]
+            assert schema["discriminator"]["propertyName"] == "type", (p, union)
+            assert [b["$ref"] for b in schema["oneOf"]] == list(schema["discriminator"]["mapping"].values())
+            for kind, ref in schema["discriminator"]["mapping"].items():
+                assert deref({"$ref": ref})["properties"]["type"] == {"type": "string", "const": kind}, (p, ref)
 
 
 def test_schnapsen_move_union_is_the_engines() -> None:
@@ -352,8 +375,8 @@ def test_schnapsen_move_union_is_the_engines() -> None:
     assert [b["$ref"] for b in move["oneOf"]] == list(mapping.values())
     for kind, ref in mapping.items():
         branch = deref({"$ref": ref})
-        assert branch["properties"]["type"] == {"const": kind}
-        assert branch["additionalProperties"] is False
+        assert branch["properties"]["type"] == {"type": "string", "const": kind}
+        assert "additionalProperties" not in branch  # open in the document, closed in the checker
         fields = [f for f in dataclasses.fields(sch.MOVE_CLASSES[kind]) if f.metadata.get("wire", True)]
         assert set(branch["properties"]) == {"type", "at"} | {f.name for f in fields}, kind
         required = {f.name for f in fields
@@ -368,7 +391,6 @@ def test_schnapsen_options_are_the_engines() -> None:
     schema = SCHEMAS["SchnapsenOptions"]
     defaults = {f.name: f.default for f in dataclasses.fields(sch.Options)}
     assert set(schema["properties"]) == set(defaults) == set(sch.OPTION_INFO)
-    assert schema["additionalProperties"] is False
     for name, prop in schema["properties"].items():
         info = sch.OPTION_INFO[name]
         assert prop["default"] == defaults[name] and type(prop["default"]) is type(defaults[name]), name
@@ -379,19 +401,148 @@ def test_schnapsen_options_are_the_engines() -> None:
 
 
 def test_examples_are_true() -> None:
-    """The examples validate, and Example 1's opening is what the engine deals (schnapsen.md §10)."""
-    examples = {k: v["value"] for k, v in SPEC["components"]["examples"].items()}
-    assert examples["SchnapsenNewRequestExample1"]["deck"] == EXAMPLE_1_DECK
-    assert is_valid(validator_at("/components/schemas/NewRequest"), examples["SchnapsenNewRequestExample1"])
-    assert is_valid(validator_at("/components/schemas/MoveRequest"), examples["SchnapsenMoveRequestExample1"])
-    assert_conforms("POST", "/v1/games/{game_id}/new", 201, "application/json",
-                    examples["SchnapsenNewResponseExample1"])
-    state = sch.new_game(sch.Options(), 2, [Card.parse(c) for c in EXAMPLE_1_DECK])
-    events = [{"type": "deal_started", "dealer": 0, "deal_number": 1, "trump_card": state.trump_card}]
-    assert examples["SchnapsenNewResponseExample1"] == envelope(state, events, None, True)
+    """Every game has a worked example for new, moves, state, check and replay; each request example
+    validates against its request schema, each response example conforms, and the service answers
+    each request example with exactly the documented response (open mode)."""
+    from service import create_app
+
+    client = create_app({"SEAL_KEYS": [], "TESTING": True}).test_client()
+    for game_id in ENGINES:
+        for op in GAME_OPS:
+            post = SPEC["paths"][f"/v1/games/{game_id}/{op}"]["post"]
+            media = post["requestBody"]["content"]["application/json"]
+            (example,) = media["examples"].values()
+            body = deref(example)["value"]
+            assert is_valid(validator_at(media["schema"]["$ref"].removeprefix("#")), body), (game_id, op)
+            answer = client.post(f"/v1/games/{game_id}/{op}", json=body)
+            status = "201" if op == "new" else "200"
+            assert str(answer.status_code) == status, (game_id, op, answer.json)
+            assert_conforms("POST", f"/v1/games/{game_id}/{op}", answer.status_code, "application/json", answer.json)
+            documented = post["responses"][status]["content"]["application/json"].get("examples")
+            if documented:
+                (response,) = documented.values()
+                assert deref(response)["value"] == answer.json, (game_id, op)
     for name, schema in SCHEMAS.items():
         for example in schema.get("examples", []):
-            assert is_valid(validator_at(f"/components/schemas/{name}"), example), name
+            if isinstance(example, dict):
+                assert is_valid(validator_at(f"/components/schemas/{name}"), example), name
+
+
+def test_info_version_is_the_package_version() -> None:
+    """openapi.yaml's info.version is pyproject's version (clients generated from it say so)."""
+    import tomllib
+
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert SPEC["info"]["version"] == project["version"]
+
+
+def _walk(node: Any, path: str = "#") -> Iterator[tuple[str, Any, Any]]:
+    """Every (pointer, key, value) pair of the document."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield path, key, value
+            yield from _walk(value, f"{path}/{key}")
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _walk(value, f"{path}/{index}")
+
+
+SCHEMA_KEYS = {"items", "not", "additionalProperties", "unevaluatedProperties", "contains", "propertyNames"}
+
+
+def test_generator_friendly_shape() -> None:
+    """Issue 14's list, checked on the document: no boolean schemas, no $ref into another
+    schema's properties, no dependentSchemas, no boolean const, nullable written as anyOf/oneOf
+    with {type: null} (a type list only for primitives), no allOf compositions."""
+    for path, key, value in _walk(SPEC["components"]["schemas"], "#/components/schemas"):
+        if path.endswith("/properties") or path.endswith("/examples") or "/examples/" in path:
+            if path.endswith("/properties"):
+                assert isinstance(value, dict), f"{path}/{key}: a boolean schema"
+            continue
+        if key in SCHEMA_KEYS and key != "additionalProperties":
+            assert isinstance(value, dict), f"{path}/{key}: a boolean schema"
+        if key == "$ref":
+            assert "/properties/" not in value, f"{path}: $ref into another schema's properties"
+        assert key not in ("dependentSchemas", "dependentRequired", "allOf", "unevaluatedProperties"), f"{path}/{key}"
+        if key == "const":
+            assert not isinstance(value, bool), f"{path}: const {value!r}"
+        if key == "type" and isinstance(value, list):
+            assert not {"object", "array"} & set(value), f"{path}: nullable object or array as a type list"
+
+
+def _response_schemas() -> Iterator[str]:
+    for path, method, op in operations():
+        for response in op["responses"].values():
+            for media in deref(response).get("content", {}).values():
+                if "$ref" in media.get("schema", {}):
+                    yield media["schema"]["$ref"]
+
+
+def _reachable(refs: Iterator[str]) -> set[str]:
+    seen: set[str] = set()
+    todo = list(refs)
+    while todo:
+        ref = todo.pop()
+        if ref in seen or not ref.startswith("#/components/schemas/"):
+            continue
+        seen.add(ref)
+        todo += [v for _, k, v in _walk(deref({"$ref": ref})) if k == "$ref"]
+    return seen
+
+
+def test_responses_are_open_and_requests_closed() -> None:
+    """Evolution policy (docs/wire.md): no response schema forbids added members; every request
+    body is closed; game ids, problem codes and event types are open in responses."""
+    for ref in _reachable(_response_schemas()):
+        schema = deref({"$ref": ref})
+        for path, key, value in _walk(schema, ref):
+            assert not (key == "additionalProperties" and value is False), f"{path}: closed response schema"
+    for game_id in ENGINES:
+        p = prefix(game_id)
+        for body in ("NewRequest", "MoveWithState", "MoveWithToken", "StateWithState", "StateWithToken",
+                     "ReplayFromDeck", "ReplayFromSeed", "ReplayRecord"):
+            assert SCHEMAS[f"{p}{body}"]["additionalProperties"] is False, f"{p}{body}"
+    assert SCHEMAS["GameEntry"]["properties"]["id"] == {
+        **SCHEMAS["GameEntry"]["properties"]["id"], "type": "string", "x-enum-known": list(ENGINES)}
+    assert "enum" not in SCHEMAS["GameEntry"]["properties"]["id"]
+    assert SCHEMAS["ProblemCode"]["type"] == "string" and "enum" not in SCHEMAS["ProblemCode"]
+    assert SCHEMAS["UnknownEvent"]["properties"]["type"] == {**SCHEMAS["UnknownEvent"]["properties"]["type"],
+                                                            "type": "string"}
+
+
+def test_the_closed_reading_still_catches_what_the_open_document_allows() -> None:
+    """The checker reads responses closed: an undocumented member, an unknown problem code, an
+    unknown game id or an event of an unlisted type from our own server fails, although the
+    published document lets clients accept them."""
+    entry = {"id": "hearts", "name": "Hearts", "players": [4], "default_players": 4, "rules_version": "hearts/1",
+             "move_types": ["play"], "options": {}}
+    with pytest.raises(AssertionError, match="'hearts' is not one of"):
+        assert_conforms("GET", "/v1/games/{game_id}", 200, "application/json", entry)
+    with pytest.raises(AssertionError, match="is not one of"):
+        assert_conforms("POST", "/v1/games/schnapsen/moves", 422, "application/problem+json", problem("made_up", 422))
+    body = _opening()
+    body["events"] = [{"type": "confetti"}]
+    with pytest.raises(AssertionError, match=re.escape("$.events[0]")):
+        assert_conforms("POST", "/v1/games/schnapsen/moves", 200, "application/json", body)
+    body = _opening()
+    body["mood"] = "cheerful"
+    with pytest.raises(AssertionError, match="'mood' was unexpected"):
+        assert_conforms("POST", "/v1/games/schnapsen/moves", 200, "application/json", body)
+    # ...while the published document, read as a client reads it, accepts all four
+    plain = jsonschema_for("/paths/~1v1~1games~1schnapsen~1moves/post/responses/200/content/application~1json/schema")
+    body["events"] = [{"type": "confetti"}]
+    assert plain.is_valid(body)
+
+
+def jsonschema_for(pointer: str) -> Any:
+    """A stock validator of the published (open) document at ``pointer``."""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    base = "urn:published"
+    registry = Registry().with_resource(base, DRAFT202012.create_resource(SPEC))
+    return Draft202012Validator({"$ref": f"{base}#{pointer}"}, registry=registry)
 
 
 # --- the checker ------------------------------------------------------------------------------
@@ -407,28 +558,28 @@ def test_checker_accepts_real_envelopes(options: sch.Options) -> None:
     """Envelopes built from every state of seeded matches (full, both seats, public) conform."""
     for seed in range(3):
         for body in envelopes(seed, options):
-            assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", body)
-            assert_conforms("POST", "/v1/games/<game_id>/state", 200, "application/json; charset=utf-8", body)
+            assert_conforms("POST", "/v1/games/schnapsen/moves", 200, "application/json", body)
+            assert_conforms("POST", "/v1/games/schnapsen/state", 200, "application/json; charset=utf-8", body)
 
 
 def test_checker_accepts_documented_shapes() -> None:
     """Problems, check and replay verdicts, catalogue, health, and the non-JSON pages."""
-    assert_conforms("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+    assert_conforms("POST", "/v1/games/schnapsen/moves", 422, "application/problem+json",
                     problem("not_your_turn", 422, rule="schnapsen §6.1", move={"type": "play", "player": 0, "card": "QC"}))
-    assert_conforms("POST", "/v1/games/{game_id}/state", 422, "application/problem+json",
+    assert_conforms("POST", "/v1/games/schnapsen/state", 422, "application/problem+json",
                     problem("invalid_state", 422, errors={"hands": ["cards must be the pack"]}))
-    assert_conforms("POST", "/v1/games/{game_id}/new", 400, "application/problem+json",
+    assert_conforms("POST", "/v1/games/schnapsen/new", 400, "application/problem+json",
                     problem("invalid_request", 400, errors={"options": {"target": ["Not a valid integer."]}}))
     assert_conforms("GET", "/v1/games/{game_id}", 404, "application/problem+json", problem("unknown_game", 404))
     assert_conforms("GET", None, 404, "application/problem+json", problem("not_found", 404))
-    assert_conforms("GET", "/v1/games/{game_id}/moves", 405, "application/problem+json",
+    assert_conforms("GET", "/v1/games/schnapsen/moves", 405, "application/problem+json",
                     problem("method_not_allowed", 405))
-    assert_conforms("POST", "/v1/games/{game_id}/check", 200, "application/json", {"legal": True})
-    assert_conforms("POST", "/v1/games/{game_id}/check", 200, "application/json",
+    assert_conforms("POST", "/v1/games/schnapsen/check", 200, "application/json", {"legal": True})
+    assert_conforms("POST", "/v1/games/schnapsen/check", 200, "application/json",
                     {"legal": False, "error": problem("no_trump_jack", 422, rule="schnapsen §6.3")})
     state = sch.new_game(sch.Options(), 2, [Card.parse(c) for c in EXAMPLE_1_DECK])
     final = envelope(state, [], None, True)
-    assert_conforms("POST", "/v1/games/{game_id}/replay", 200, "application/json",
+    assert_conforms("POST", "/v1/games/schnapsen/replay", 200, "application/json",
                     {"game": "schnapsen", "moves_total": 1, "moves_legal": 0, "final": final,
                      "first_illegal": {"index": 0, "move": {"type": "play", "player": 0, "card": "QC"},
                                        "error": problem("not_your_turn", 422)}})
@@ -454,20 +605,21 @@ def _opening() -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("method", "rule", "status", "content_type", "body", "message"),
     [
-        ("POST", "/v1/games/{game_id}/moves", 201, "application/json", {}, "status 201 is not documented"),
-        ("POST", "/v1/games/{game_id}/moves", 200, "text/html", {}, "content type 'text/html' is not documented"),
-        ("POST", "/v1/games/{game_id}/moves", 422, "application/json", {}, "content type 'application/json'"),
+        ("POST", "/v1/games/schnapsen/moves", 201, "application/json", {}, "status 201 is not documented"),
+        ("POST", "/v1/games/schnapsen/moves", 200, "text/html", {}, "content type 'text/html' is not documented"),
+        ("POST", "/v1/games/schnapsen/moves", 422, "application/json", {}, "content type 'application/json'"),
         ("DELETE", "/v1/games", 200, "application/json", {}, "method not documented"),
         ("GET", "/nowhere", 200, "application/json", {}, "path not in openapi.yaml"),
-        ("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+        ("POST", "/v1/games/schnapsen/moves", 422, "application/problem+json",
          problem("made_up_code", 422), "is not one of"),
-        ("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+        ("POST", "/v1/games/schnapsen/moves", 422, "application/problem+json",
          problem("not_your_turn", 400), "status member is 400"),
-        ("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+        ("POST", "/v1/games/schnapsen/moves", 422, "application/problem+json",
          {**problem("not_your_turn", 422), "type": "about:blank"}, "does not match"),
-        ("POST", "/v1/games/{game_id}/moves", 422, "application/problem+json",
+        ("POST", "/v1/games/schnapsen/moves", 422, "application/problem+json",
          {k: v for k, v in problem("not_your_turn", 422).items() if k != "detail"}, "'detail' is a required property"),
-        ("POST", "/v1/games/{game_id}/check", 200, "application/json", {"legal": False}, "does not match"),
+        ("POST", "/v1/games/schnapsen/check", 200, "application/json", {"legal": False, "error": "no"},
+         "does not match"),
         ("GET", "/healthz", 200, "application/json", "{not json", "body is not JSON"),
     ],
 )
@@ -508,7 +660,7 @@ def test_checker_refuses_wrong_envelopes(mutate: Any, where: str) -> None:
     """A real seat-view envelope, broken in one place, fails with a message that points there."""
     body = _broken(mutate)
     with pytest.raises(AssertionError, match=re.escape(where)):
-        assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", body)
+        assert_conforms("POST", "/v1/games/schnapsen/moves", 200, "application/json", body)
 
 
 def _mutations(body: Any, rng: random.Random, count: int) -> Iterator[Any]:
@@ -538,7 +690,7 @@ def test_checker_agrees_with_plain_jsonschema() -> None:
     """The checker's shortcuts never change a verdict: same answers as stock jsonschema on the raw schema."""
     rng = random.Random(7)
     plain = plain_validator_at(
-        "/paths/~1v1~1games~1{game_id}~1moves/post/responses/200/content/application~1json/schema"
+        "/paths/~1v1~1games~1schnapsen~1moves/post/responses/200/content/application~1json/schema"
     )
     bodies = list(envelopes(1, sch.Options()))[::23] + list(envelopes(2, sch.Options(show_points=False)))[::29]
     verdicts = {True: 0, False: 0}
@@ -546,7 +698,7 @@ def test_checker_agrees_with_plain_jsonschema() -> None:
         for mutated in [body, *_mutations(body, rng, 12)]:
             want = plain.is_valid(mutated)
             try:
-                assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", mutated)
+                assert_conforms("POST", "/v1/games/schnapsen/moves", 200, "application/json", mutated)
                 got = True
             except AssertionError:
                 got = False
@@ -559,13 +711,13 @@ def test_checker_is_fast() -> None:
     """Cached validators: a full envelope checks in well under a millisecond."""
     bodies = list(envelopes(3, sch.Options()))[:60]
     for body in bodies:  # warm the caches
-        assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", body)
+        assert_conforms("POST", "/v1/games/schnapsen/moves", 200, "application/json", body)
     # CPU time of this process, so other load on the machine does not count; the best of three.
     runs = []
     for _ in range(3):
         start = time.process_time()
         for body in bodies * 5:
-            assert_conforms("POST", "/v1/games/{game_id}/moves", 200, "application/json", body)
+            assert_conforms("POST", "/v1/games/schnapsen/moves", 200, "application/json", body)
         runs.append((time.process_time() - start) / (len(bodies) * 5))
     per_response = min(runs)
     assert per_response < 0.001, f"{per_response * 1000:.3f} ms per response"

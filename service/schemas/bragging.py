@@ -13,6 +13,7 @@ from marshmallow import RAISE, Schema, ValidationError, fields, post_load, valid
 
 from ..cards import Card
 from ..cards.packs import by_text
+from ..cards.shuffle import MAX_SEED
 from ..engines import bragging as engine
 from ..engines.base import BadSetup
 from ..engines.moves import NextDeal
@@ -155,7 +156,7 @@ class StateSchema(_Strict):
     game = StrictString(validate=validate.Equal(GAME_ID))
     rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
     seq = StrictInt(validate=validate.Range(0, 2**31))
-    seed = StrictInt(allow_none=True, validate=validate.Range(0, 2**63 - 1))
+    seed = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
     options = OptionsField()
     players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
     hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000))

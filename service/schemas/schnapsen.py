@@ -11,6 +11,7 @@ from typing import Any, Final
 
 from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
 
+from ..cards.shuffle import MAX_SEED
 from ..engines import schnapsen as engine
 from ..engines.base import BadSetup
 from ..engines.moves import NextDeal
@@ -135,7 +136,7 @@ class StateSchema(_Strict):
     game = StrictString(validate=validate.Equal(GAME_ID))
     rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
     seq = StrictInt(validate=validate.Range(0, 2**31))
-    seed = StrictInt(allow_none=True, validate=validate.Range(0, 2**63 - 1))
+    seed = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
     options = OptionsField()
     phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
     deal_number = StrictInt(required=True, validate=validate.Range(1, 100_000))
