@@ -42,6 +42,17 @@ PACKAGE = "card_referee_client"
 
 Json = dict[str, Any]
 
+GENERATOR_CONFIG = """\
+package_name_override: card_referee_client
+project_name_override: card-referee-client
+# openapi-python-client knows JSON, text/* and octet-stream bodies only: GET /openapi.yaml
+# (application/yaml) comes back as text
+content_type_overrides:
+  application/yaml: text/plain
+post_hooks: []  # no formatter run: the code is imported, not read
+"""
+"""The generator configuration (the README's "Integrate" section gives the same one)."""
+
 
 def canonical(value: Any) -> str:
     """One text per JSON value: keys sorted, no spaces; ``1``, ``1.0`` and ``true`` stay distinct."""
@@ -80,11 +91,7 @@ def snake_case(name: str) -> str:
 def generate(out: Path) -> Generated:
     """Run openapi-python-client over openapi.yaml into ``out`` and import the package from there."""
     config = out / "generator.yaml"
-    config.write_text(
-        "package_name_override: card_referee_client\n"
-        "project_name_override: card-referee-client\n"
-        "post_hooks: []\n"  # no formatter run: the code is imported, not read
-    )
+    config.write_text(GENERATOR_CONFIG)
     target = out / PACKAGE
     proc = subprocess.run(
         [sys.executable, "-m", "openapi_python_client", "generate", "--path", str(SPEC_PATH),

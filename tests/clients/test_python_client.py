@@ -213,3 +213,33 @@ def test_a_whole_match_through_the_generated_client(
 def test_generated_package_lives_outside_the_repository(generated: Generated) -> None:
     root = Path(__file__).resolve().parents[2]
     assert not generated.root.resolve().is_relative_to(root)
+
+
+# --- the README's example ---------------------------------------------------------------------------
+
+README_MARKER = "<!-- the block below is run by tests/clients/test_python_client.py"
+
+
+def readme_python_example() -> str:
+    """The Python block of README.md's "Integrate" section."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(README_MARKER) :]
+    start = after.index("```python\n") + len("```python\n")
+    return after[start : after.index("```", start)]
+
+
+def test_the_readme_example_runs_as_written(generated: Generated, servers: dict[str, Gunicorn]) -> None:
+    """The README's Python example, run against the open server; its sealed helper then views a
+    sealed match as seat 1 with that seat's key."""
+    code = readme_python_example()
+    assert 'BASE = "http://127.0.0.1:8000"' in code
+    namespace: dict[str, Any] = {}
+    example = code.replace('BASE = "http://127.0.0.1:8000"', f"BASE = {servers['open'].url!r}")
+    exec(compile(example, "README.md", "exec"), namespace)  # noqa: S102 -- running the README's own example is the point
+    assert isinstance(namespace["answer"], namespace["SchnapsenEnvelope"] | namespace["Problem"])
+    namespace["BASE"] = servers["sealed"].url
+    sealed = namespace["new_schnapsen"].sync(
+        client=namespace["Client"](base_url=namespace["BASE"]), body=namespace["SchnapsenNewRequest"](seed=8)
+    )
+    view = namespace["view_of"](sealed, 1)
+    assert isinstance(view, namespace["SchnapsenEnvelope"]) and view.state.seat == 1 and view.legal_moves is not None
