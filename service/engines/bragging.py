@@ -73,12 +73,12 @@ class Options:
 
 OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
     "dealer": {"type": "integer", "minimum": 0, "maximum": 7, "description": "Dealer of the first hand (a seat of the game)."},
-    "pack": {"type": "integer", "minimum": 36, "maximum": 52, "description": "Pack used: 52 cards, or 36 (ranks 6 to A); no other value."},
+    "pack": {"type": "integer", "enum": [36, 52], "description": "Pack used: 52 cards, or 36 (ranks 6 to A); no other value."},
     "ante": {"type": "integer", "minimum": 0, "maximum": 1_000_000, "description": "The first stake every seat pays into the pot at the start of each hand."},
     "min_raise": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "description": "Smallest raise increment in the betting round."},
     "hand_ranking": {"type": "string", "enum": ["suit_points", "poker4"], "description": "How hands compare at the showdown: suit points (three and four of a kind above) or Four Card Poker."},
     "tie_rule": {"type": "string", "enum": ["split", "carry"], "description": "Equal best hands share the pot, or the pot is carried to the next hand."},
-    "hands": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "description": "null: open-ended; N: the game ends after hand N."},
+    "hands": {"type": "integer", "nullable": True, "minimum": 1, "maximum": 1_000_000, "description": "null: open-ended; N: the game ends after hand N."},
 }
 HAND_RANKINGS: Final = ("suit_points", "poker4")
 TIE_RULES: Final = ("split", "carry")

@@ -69,7 +69,7 @@ class Options:
 OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
     "dealer": {"type": "integer", "minimum": 0, "maximum": 3, "description": "Dealer of the first hand (below the player count); the deal passes left."},
     "partnerships": {"type": "boolean", "description": "With 4 players: seats 0 & 2 against 1 & 3 (false: four single sides). Ignored for 2 or 3."},
-    "target": {"type": "integer", "minimum": 1, "maximum": 2**53, "description": "Points a side needs to win the game (alone at the top)."},
+    "target": {"type": "integer", "minimum": 1, "maximum": 2**53 - 1, "description": "Points a side needs to win the game (alone at the top)."},
     "removed_two": {"type": "string", "enum": list(REMOVABLE_TWOS), "description": "With 3 players, the two taken out of the pack. Ignored for 2 or 4."},
 }
 

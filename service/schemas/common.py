@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 MAX_MOVES: Final = 10_000
-MAX_INT: Final = 2**53  # JSON-safe integer bound for any count or amount
+MAX_INT: Final = 2**53 - 1  # JSON-safe integer bound for any count or amount
 
 
 # --- wire output ----------------------------------------------------------------------------

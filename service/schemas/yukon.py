@@ -37,7 +37,7 @@ from .common import (
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.FULL_PACK
 OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
-MAX_SCORE: Final = 2**53
+MAX_SCORE: Final = 2**53 - 1
 MAX_SEAT: Final = max(engine.PLAYER_COUNTS) - 1
 
 
