@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,7 +201,7 @@ class Table:
         if key not in self._clients:
             hooks = {"request": [self._record]}
             common: dict[str, Any] = {"base_url": self.base_url, "raise_on_unexpected_status": True,
-                                      "httpx_args": {"event_hooks": hooks}, "verify_ssl": False, "timeout": _timeout(self.gen)}
+                                      "httpx_args": {"event_hooks": hooks}, "verify_ssl": False, "timeout": httpx.Timeout(30.0)}
             if key is None:
                 self._clients[key] = self.gen.package.Client(**common)
             else:
@@ -253,12 +254,6 @@ class Table:
             f"server: {canonical(data)[:2000]}\nmodel:  {canonical(parsed.to_dict())[:2000]}"
         )
         return Answer(int(response.status_code), data, parsed)
-
-
-def _timeout(gen: Generated) -> Any:
-    import httpx
-
-    return httpx.Timeout(30.0)
 
 
 def _game_id(annotation: Any, game: str, module: types.ModuleType) -> Any:

@@ -80,8 +80,11 @@ class Match:
         model = answer.parsed
         bags = list(untyped(model))
         assert not bags, f"{self.game}: members outside typed fields: {bags[:5]}"
-        state_cls = type(model.state).__name__
-        assert camel(self.game) in state_cls, f"{self.game}: state parsed as {state_cls}"
+        prefix = camel(self.game)
+        typed = [("state", model.state), ("scores", model.scores)]
+        typed += [("legal move", m) for m in model.legal_moves] + [("event", e) for e in model.events]
+        for what, item in typed:  # the game's own models (an event parsed as UnknownEvent is undeclared)
+            assert type(item).__name__.startswith(prefix), f"{self.game}: a {what} parsed as {type(item).__name__}: {item!r:.300}"
         assert answer.json["game"] == self.game
 
     def source(self) -> dict[str, Any]:

@@ -5,8 +5,9 @@ The project is ``tests/clients/ts`` (package.json and package-lock.json pin open
 openapi-fetch, typescript and @types/node). Per session it is copied to a temporary directory,
 its dependencies installed with ``npm ci`` (node_modules kept in pytest's cache directory, keyed by
 the lockfile's hash, so a second run skips the install), the types generated from the repository's
-openapi.yaml (no warning allowed), the scripts type-checked (``src/wrong-uses.ts`` must fail to
-type-check line by line, so the types cannot silently degrade to ``any``) and compiled, and
+openapi.yaml (no warning allowed), the scripts and the README's TypeScript example type-checked
+(``src/wrong-uses.ts`` must fail to type-check line by line, so the types cannot silently degrade
+to ``any``) and compiled, and
 ``dist/play.js`` plays a whole Schnapsen match and two hands of Bragging, open and sealed.
 Skipped, saying so, only when node or npm is missing.
 """
@@ -36,6 +37,17 @@ ENV = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0", "npm_config_update_not
 
 def run(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run(args, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+README_MARKER = "<!-- the block below is type-checked by tests/clients/test_typescript_client.py"
+
+
+def readme_ts_example() -> str:
+    """The TypeScript block of README.md's "Integrate" section (type-checked with the scripts)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(README_MARKER) :]
+    start = after.index("```ts\n") + len("```ts\n")
+    return after[start : after.index("```", start)]
 
 
 @dataclass
@@ -70,6 +82,7 @@ def ts_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFa
     for name in SOURCES:
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(PROJECT / name, work / name)
+    (work / "src/readme-example.ts").write_text(readme_ts_example().replace('"./referee.js"', '"./generated/api.js"'))
     (work / "node_modules").symlink_to(_node_modules(request, work))
     bin_ = work / "node_modules" / ".bin"
     generate = run([str(bin_ / "openapi-typescript"), str(ROOT / "openapi.yaml"), "--default-non-nullable", "false",
@@ -88,8 +101,8 @@ def test_types_generate_without_error_or_warning(ts_build: Build) -> None:
 
 
 def test_the_scripts_type_check_against_the_generated_types(ts_build: Build) -> None:
-    """``tsc --noEmit`` passes: play.ts uses the API as typed, and every wrong use in wrong-uses.ts
-    is a type error (an unused ``@ts-expect-error`` would fail the check)."""
+    """``tsc --noEmit`` passes: play.ts and the README's example use the API as typed, and every
+    wrong use in wrong-uses.ts is a type error (an unused ``@ts-expect-error`` would fail the check)."""
     assert ts_build.check.returncode == 0, ts_build.check.stdout + ts_build.check.stderr
     assert ts_build.emit.returncode == 0, ts_build.emit.stdout + ts_build.emit.stderr
     assert (ts_build.work / "dist/play.js").exists()
