@@ -466,6 +466,10 @@ def test_generator_friendly_shape() -> None:
         assert key not in ("dependentSchemas", "dependentRequired", "allOf", "unevaluatedProperties"), f"{path}/{key}"
         if key == "const":
             assert not isinstance(value, bool), f"{path}: const {value!r}"
+        if key == "properties":
+            owner = deref({"$ref": path}) if path.count("/") == 3 else None
+            if owner is not None:
+                assert not {"anyOf", "oneOf", "not"} & set(owner), f"{path}: an object with a sibling union"
         if key == "type" and isinstance(value, list):
             assert not {"object", "array"} & set(value), f"{path}: nullable object or array as a type list"
 
