@@ -43,16 +43,18 @@ PACKAGE = "card_referee_client"
 
 Json = dict[str, Any]
 
-GENERATOR_CONFIG = """\
-package_name_override: card_referee_client
-project_name_override: card-referee-client
-# openapi-python-client knows JSON, text/* and octet-stream bodies only: GET /openapi.yaml
-# (application/yaml) comes back as text
-content_type_overrides:
-  application/yaml: text/plain
-post_hooks: []  # no formatter run: the code is imported, not read
-"""
-"""The generator configuration (the README's "Integrate" section gives the same one)."""
+REPO_CONFIG = ROOT / "openapi-python-client.yaml"
+"""The repository's generator settings (what an integrator passes with ``--config``)."""
+
+
+def generator_config() -> Json:
+    """The repository's settings, plus a fixed package name and no formatter run (the code is
+    imported, not read)."""
+    settings: Json = {}
+    if REPO_CONFIG.exists():
+        with REPO_CONFIG.open(encoding="utf-8") as f:
+            settings = yaml.safe_load(f) or {}
+    return {**settings, "package_name_override": PACKAGE, "project_name_override": "card-referee-client", "post_hooks": []}
 
 
 def canonical(value: Any) -> str:
@@ -92,7 +94,7 @@ def snake_case(name: str) -> str:
 def generate(out: Path) -> Generated:
     """Run openapi-python-client over openapi.yaml into ``out`` and import the package from there."""
     config = out / "generator.yaml"
-    config.write_text(GENERATOR_CONFIG)
+    config.write_text(yaml.safe_dump(generator_config()))
     target = out / PACKAGE
     proc = subprocess.run(
         [sys.executable, "-m", "openapi_python_client", "generate", "--path", str(SPEC_PATH),
