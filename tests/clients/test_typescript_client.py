@@ -1,0 +1,120 @@
+"""TypeScript: types generated from openapi.yaml with openapi-typescript, calls through openapi-fetch,
+checked by ``tsc --noEmit``, then whole matches played from node against a live gunicorn.
+
+The project is ``tests/clients/ts`` (package.json and package-lock.json pin openapi-typescript,
+openapi-fetch, typescript and @types/node). Per session it is copied to a temporary directory,
+its dependencies installed with ``npm ci`` (node_modules kept in pytest's cache directory, keyed by
+the lockfile's hash, so a second run skips the install), the types generated from the repository's
+openapi.yaml (no warning allowed), the scripts and the README's TypeScript example type-checked
+(``src/wrong-uses.ts`` must fail to type-check line by line, so the types cannot silently degrade
+to ``any``) and compiled, and
+``dist/play.js`` plays a whole Schnapsen match and two hands of Bragging, open and sealed.
+Skipped, saying so, only when node or npm is missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.servers import Gunicorn
+
+pytestmark = pytest.mark.xdist_group("clients")
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT = Path(__file__).parent / "ts"
+SOURCES = ("package.json", "package-lock.json", "tsconfig.json", "src/play.ts", "src/wrong-uses.ts")
+NODE, NPM = shutil.which("node"), shutil.which("npm")
+ENV = {**os.environ, "NO_COLOR": "1", "FORCE_COLOR": "0", "npm_config_update_notifier": "false"}
+
+
+def run(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=timeout, check=False)
+
+
+README_MARKER = "<!-- the block below is type-checked by tests/clients/test_typescript_client.py"
+
+
+def readme_ts_example() -> str:
+    """The TypeScript block of README.md's "Integrate" section (type-checked with the scripts)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(README_MARKER) :]
+    start = after.index("```ts\n") + len("```ts\n")
+    return after[start : after.index("```", start)]
+
+
+@dataclass
+class Build:
+    work: Path
+    generate: subprocess.CompletedProcess[str]
+    check: subprocess.CompletedProcess[str]
+    emit: subprocess.CompletedProcess[str]
+
+
+def _node_modules(request: pytest.FixtureRequest, tmp: Path) -> Path:
+    """``npm ci`` of the pinned lockfile, once per lockfile (pytest's cache directory, else ``tmp``)."""
+    digest = hashlib.sha256((PROJECT / "package-lock.json").read_bytes()).hexdigest()[:16]
+    cache = request.config.cache
+    home = cache.mkdir(f"clients-npm-{digest}") if cache is not None else tmp / "npm"
+    done = home / "installed"
+    if not done.exists() or not (home / "node_modules").is_dir():
+        home.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy(PROJECT / name, home / name)
+        installed = run([str(NPM), "ci", "--no-audit", "--no-fund", "--ignore-scripts"], home, timeout=600)
+        assert installed.returncode == 0, installed.stdout + installed.stderr
+        done.write_text(digest)
+    return home / "node_modules"
+
+
+@pytest.fixture(scope="session")
+def ts_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Build:
+    if NODE is None or NPM is None:
+        pytest.skip("node and npm are not installed (CI machines have node 20 and npm): the TypeScript client is not tried")
+    work = tmp_path_factory.mktemp("ts-client")
+    for name in SOURCES:
+        (work / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(PROJECT / name, work / name)
+    (work / "src/readme-example.ts").write_text(readme_ts_example().replace('"./referee.js"', '"./generated/api.js"'))
+    (work / "node_modules").symlink_to(_node_modules(request, work))
+    bin_ = work / "node_modules" / ".bin"
+    generate = run([str(bin_ / "openapi-typescript"), str(ROOT / "openapi.yaml"), "--default-non-nullable", "false",
+                    "--output", "src/generated/api.d.ts"], work)
+    info = ["--incremental", "--tsBuildInfoFile", str(work / "tsbuildinfo")]
+    check = run([str(bin_ / "tsc"), "--noEmit", *info], work)
+    emit = run([str(bin_ / "tsc"), *info], work) if check.returncode == 0 else check
+    return Build(work, generate, check, emit)
+
+
+def test_types_generate_without_error_or_warning(ts_build: Build) -> None:
+    out = ts_build.generate.stdout + ts_build.generate.stderr
+    assert ts_build.generate.returncode == 0, out
+    assert "warn" not in out.lower() and "error" not in out.lower(), out
+    assert (ts_build.work / "src/generated/api.d.ts").stat().st_size > 0
+
+
+def test_the_scripts_type_check_against_the_generated_types(ts_build: Build) -> None:
+    """``tsc --noEmit`` passes: play.ts and the README's example use the API as typed, and every
+    wrong use in wrong-uses.ts is a type error (an unused ``@ts-expect-error`` would fail the check)."""
+    assert ts_build.check.returncode == 0, ts_build.check.stdout + ts_build.check.stderr
+    assert ts_build.emit.returncode == 0, ts_build.emit.stdout + ts_build.emit.stderr
+    assert (ts_build.work / "dist/play.js").exists()
+
+
+@pytest.mark.parametrize("mode", ["open", "sealed"])
+@pytest.mark.parametrize("game", ["schnapsen", "bragging"])
+def test_a_whole_match_from_node(ts_build: Build, servers: dict[str, Gunicorn], game: str, mode: str) -> None:
+    if ts_build.emit.returncode != 0:
+        pytest.fail("the TypeScript client did not compile (see test_the_scripts_type_check_against_the_generated_types)")
+    played = run([str(NODE), "dist/play.js", servers[mode].url, mode, game], ts_build.work, timeout=300)
+    assert played.returncode == 0, played.stdout + played.stderr
+    result = json.loads(played.stdout.strip().splitlines()[-1])
+    assert result["game"] == game and result["mode"] == mode and result["moves"] > 0, result
+    print(result)
