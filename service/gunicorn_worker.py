@@ -7,8 +7,8 @@ rules engines are CPU-bound and quick; a request runs from start to end without 
 
 On stop (SIGTERM from the master once the drain period is over) the worker stops accepting, takes
 every connection still queued on the listening socket (the master has already made the socket
-refuse new ones, see ``service.server.refuse_new_connections``), closes its copy of the listener,
-and finishes everything in flight within ``graceful_timeout``.
+refuse new ones, see ``service.server.refuse_new_connections``), finishes everything in flight
+within ``graceful_timeout``, and only then closes its copy of the listener.
 """
 
 from __future__ import annotations
@@ -59,20 +59,25 @@ class RefereeWorker(GeventWorker):  # type: ignore[misc]
             self.notify()
             gevent.sleep(0.5)
 
+        # Stop: take what is queued, finish everything in flight, then close the listener copies.
+        # (The handlers still read the listener's address, so it stays open until they are done;
+        # the master has made it refuse new connections, so nothing joins the queue meanwhile.)
+        taken = 0
         for server in servers:
             server.stop_accepting()
-            taken = self._take_queued(server)
-            server.close()
-            if taken:
-                self.log.info("took %d queued connection(s) before closing the listener", taken)
-
+            taken += self._take_queued(server)
+        if taken:
+            self.log.info("took %d queued connection(s) at stop", taken)
         deadline = time.monotonic() + self.cfg.graceful_timeout
         while time.monotonic() < deadline and any(s.pool.free_count() != s.pool.size for s in servers):
             self.notify()
             gevent.sleep(0.05)
+            for server in servers:
+                self._take_queued(server)
         for server in servers:
             if server.pool.free_count() != server.pool.size:
                 self.log.warning("graceful timeout: cutting %d connection(s)", server.pool.size - server.pool.free_count())
+            server.close()
             server.stop(timeout=1)
 
     @staticmethod

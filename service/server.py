@@ -166,8 +166,8 @@ def install_drain(arbiter: Any, seconds: float) -> None:
     deadline: list[float] = []
 
     def stop() -> None:
-        for listener in arbiter.LISTENERS:
-            refuse_new_connections(listener.sock)
+        filtered = [refuse_new_connections(listener.sock) for listener in arbiter.LISTENERS]
+        arbiter.log.info("stopping: new connections %s; queued ones are answered", "refused" if all(filtered) else "NOT refused")
         stop_now()  # raises StopIteration: the master's loop halts gracefully
 
     def handle_term() -> None:
