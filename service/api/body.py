@@ -10,7 +10,7 @@ Every limit here keeps the cost of a refused body below the cost of a few accept
 - **Numbers**: every integer lies in ±(2^53 − 1) (RFC 7493, I-JSON), so JavaScript clients read
   and send back every value unchanged; ``NaN`` and ``Infinity`` are not JSON.
 - **Shape**: at most ``MAX_DEPTH`` levels of nesting, one array or object per 32 bytes of the limit and
-  one value per 8 bytes, counted on the raw bytes before the decoder builds anything, and at most
+  one value per 16 bytes, counted on the raw bytes before the decoder builds anything, and at most
   ``MAX_MEMBERS`` members in any object, checked before any schema work.
 """
 
@@ -30,12 +30,12 @@ __all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_MEMBERS", "_body", "_bounded_
 
 MAX_DEPTH: Final = 64
 #: Per byte of an operation's size limit: at most one array or object per 32 bytes and one value
-#: (a member, an element or a scalar) per 8 bytes, counted on the raw bytes before parsing (the
+#: (a member, an element or a scalar) per 16 bytes, counted on the raw bytes before parsing (the
 #: JSON decoder spends about a microsecond on every array or object it builds).
 BYTES_PER_CONTAINER: Final = 32
 #: Members of any one object (the widest object a game sends has about 30).
 MAX_MEMBERS: Final = 128
-BYTES_PER_VALUE: Final = 8
+BYTES_PER_VALUE: Final = 16
 INT_MIN, INT_MAX = -(2**53 - 1), 2**53 - 1
 _LONG_DIGITS = re.compile(rb"[0-9]{16}")  # 2^53 - 1 has 16 digits: shorter integers are always in range
 _READ_CHUNK: Final = 64 * 1024
