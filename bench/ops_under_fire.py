@@ -26,14 +26,15 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 
-from tests.deploy.load import sigterm_under_load, slow_clients  # noqa: E402
+from tests.deploy.load import sigterm_under_load, slow_clients
 
 
 def start(root: Path, port: int, workers: int, env_extra: dict[str, str]) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFEREE_", "PROMETHEUS_"))}
     env.update({"REFEREE_BIND": f"127.0.0.1:{port}", "REFEREE_WORKERS": str(workers), "PYTHONPATH": str(root), **env_extra})
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "service:create_app()"], cwd=root, env=env,
-                            stdout=subprocess.DEVNULL, stderr=open(os.environ.get("OPS_BENCH_LOG", os.devnull), "ab"))
+    with open(os.environ.get("OPS_BENCH_LOG", os.devnull), "ab") as log:  # the child keeps its own copy
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "service:create_app()"], cwd=root, env=env,
+                                stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 40
     while time.monotonic() < deadline:
         try:

@@ -64,7 +64,7 @@ def test_docs_has_a_strict_policy_no_inline_script_and_no_validator(client: Flas
     assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "default-src 'none'" in csp
     assert "unsafe-inline" not in csp.split("script-src", 1)[1].split(";", 1)[0]
     page = r.get_data(as_text=True)
-    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page, re.S)
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page, re.DOTALL)
     assert scripts and all('src="/docs/' in attrs and not body.strip() for attrs, body in scripts)  # no inline script
     assets = re.findall(r'(?:src|href)="([^"]+)"', page)
     assert all(a.startswith("/docs/") for a in assets), assets  # nothing from elsewhere

@@ -167,7 +167,7 @@ def slow_clients(port: int, *, connections: int = 50, seconds: float = 10.0, pro
         started = time.monotonic()
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            status, _, data = _request(conn, "/healthz", None)
+            status, _, _ = _request(conn, "/healthz", None)
             conn.close()
             if status != 200:
                 result.failures.append(f"status {status}")
