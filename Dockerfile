@@ -9,11 +9,12 @@ ENV PIP_NO_CACHE_DIR=1 \
     PYTHONDONTWRITEBYTECODE=1
 WORKDIR /src
 RUN python -m venv /opt/venv
-COPY pyproject.toml README.md openapi.yaml ./
+COPY pyproject.toml setup.py MANIFEST.in README.md openapi.yaml ./
+COPY docs ./docs
 COPY service ./service
-# The wheel carries service/openapi.yaml (the file, not the repository's symlink).
+# setup.py copies openapi.yaml and docs/rules/ into the package (service/_bundled/): real files.
 RUN /opt/venv/bin/pip install --no-cache-dir . \
- && /opt/venv/bin/python -c "from service.resources import openapi_path; assert openapi_path().read_bytes().startswith(b'openapi:')"
+ && /opt/venv/bin/python -c "from service.resources import openapi_path; p = openapi_path(); assert '_bundled' in str(p) and p.read_bytes().startswith(b'openapi:')"
 
 FROM ${PYTHON_IMAGE} AS runtime
 LABEL org.opencontainers.image.title="card-referee" \
@@ -22,16 +23,20 @@ RUN groupadd --system --gid 10001 referee \
  && useradd --system --uid 10001 --gid referee --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin referee
 COPY --from=build /opt/venv /opt/venv
 WORKDIR /app
-COPY gunicorn.conf.py ./
 # Nothing is written under / at run time: metrics files go to /tmp (an emptyDir in k8s/), worker
 # heartbeats to /dev/shm, logs to stdout; no .pyc files are written.
+# Sealed unless told otherwise: without seal keys (REFEREE_SEAL_KEYS or a mounted
+# REFEREE_SEAL_KEYS_FILE) the container exits at once with status 78 and says why.
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
+    REFEREE_MODE=sealed \
     REFEREE_BIND=0.0.0.0:8000 \
+    REFEREE_METRICS_BIND=0.0.0.0:9100 \
     PROMETHEUS_MULTIPROC_DIR=/tmp/referee-metrics
 USER 10001:10001
-EXPOSE 8000
+EXPOSE 8000 9100
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status != 200)"]
-CMD ["gunicorn", "--config", "/app/gunicorn.conf.py", "service:create_app()"]
+# gunicorn with the package's own settings (service/gunicorn_conf.py): gevent workers, drain on SIGTERM.
+CMD ["card-referee", "serve"]

@@ -1,13 +1,15 @@
-"""Assembles the Flask app: configuration, sealing, routes, the error boundary, the docs page."""
+"""Assembles the Flask app: configuration, sealing, routes, the error boundary, the docs page,
+the headers every response carries, CORS for the allowed browser origins, and the split between
+the API listener and the metrics listener."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Final
 
-from flask import Flask, Response
-from flask_swagger_ui import get_swaggerui_blueprint
+from flask import Flask, Response, abort, request
 
 from . import observability
 from .api import problems
@@ -22,18 +24,73 @@ from .sealing import Sealer
 
 log = logging.getLogger("service")
 
+#: The docs page: Swagger UI from the package's own copy, no inline script, nothing from elsewhere.
+#: Swagger UI sets inline style attributes, hence 'unsafe-inline' for styles only.
+DOCS_CSP: Final = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+_DOCS_ASSETS: Final = {
+    "swagger-ui.css": "text/css",
+    "index.css": "text/css",
+    "swagger-ui-bundle.js": "text/javascript",
+    "swagger-ui-standalone-preset.js": "text/javascript",
+    "favicon-32x32.png": "image/png",
+    "favicon-16x16.png": "image/png",
+}
+_DOCS_PAGE: Final = b"""<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>Card Referee API</title>
+  <link rel="stylesheet" href="/docs/swagger-ui.css">
+  <link rel="stylesheet" href="/docs/index.css">
+  <link rel="icon" type="image/png" href="/docs/favicon-32x32.png" sizes="32x32">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/swagger-ui-bundle.js"></script>
+  <script src="/docs/swagger-ui-standalone-preset.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+"""
+# validatorUrl null: Swagger UI never sends the contract to a third-party validator service.
+_DOCS_INIT: Final = b"""window.addEventListener("load", function () {
+  window.ui = SwaggerUIBundle({
+    url: "/openapi.yaml",
+    dom_id: "#swagger-ui",
+    deepLinking: true,
+    validatorUrl: null,
+    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    layout: "StandaloneLayout"
+  });
+});
+"""
+
+#: What a browser on an allowed origin may send (REFEREE_CORS_ORIGINS).
+CORS_METHODS: Final = "GET, POST, OPTIONS"
+CORS_HEADERS: Final = "Content-Type, X-Seat-Key, X-Request-ID"
+CORS_MAX_AGE: Final = "600"
+
+
+def _swagger_dist() -> Path:
+    import flask_swagger_ui
+
+    return Path(flask_swagger_ui.__file__).resolve().parent / "dist"
 
 
 def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     """See ``service.create_app``."""
     cfg = Config.from_env(overrides=overrides)
     app = Flask("service")
-    app.config["MAX_CONTENT_LENGTH"] = cfg.max_body
+    app.config["MAX_CONTENT_LENGTH"] = cfg.max_body  # a backstop: service/api/body.py enforces each operation's limit
     app.config["TESTING"] = cfg.testing
     app.extensions["referee.config"] = cfg
     app.extensions["referee.sealer"] = Sealer(cfg.seal_keys) if cfg.sealed else None
     if not cfg.sealed:
-        log.warning("REFEREE_SEAL_KEYS is not set: running in OPEN mode (plain states are trusted)")
+        log.warning("no seal keys configured: running in OPEN mode (plain states are trusted); REFEREE_MODE=sealed refuses this")
     readiness = observability.install(app)
     problems.register(app)
     app.register_blueprint(bp)
@@ -49,15 +106,13 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     def openapi() -> Response:
         return Response(spec_bytes, mimetype="application/yaml")
 
-    docs = get_swaggerui_blueprint("/docs", "/openapi.yaml", config={"app_name": "Card Referee API"})
-    app.register_blueprint(docs)
-    app.add_url_rule("/docs", "docs_index", app.view_functions["swagger_ui.show"])
+    _install_docs(app)
 
     @app.get("/healthz")
     def healthz() -> Response:
         return Response('{"status":"ok"}', mimetype="application/json")
 
-    mode = "sealed" if cfg.sealed else "open"
+    mode = cfg.mode
 
     @app.get("/readyz")
     def readyz() -> Response:
@@ -65,9 +120,90 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
         status = 200 if phase == "ready" else 503
         return Response(f'{{"status":"{phase}","mode":"{mode}"}}', status=status, mimetype="application/json")
 
+    _install_headers(app, cfg)
+    if cfg.metrics_port is not None:
+        app.wsgi_app = _ByListener(app.wsgi_app, observability.metrics_wsgi, cfg.metrics_port)  # type: ignore[method-assign]
     _warm_up(app)
     readiness.mark_ready()
     return app
+
+
+def _install_docs(app: Flask) -> None:
+    dist = _swagger_dist()
+
+    def docs_response(body: bytes, mimetype: str) -> Response:
+        resp = Response(body, mimetype=mimetype)
+        resp.headers["Content-Security-Policy"] = DOCS_CSP
+        resp.headers["Cache-Control"] = "no-cache"
+        return resp
+
+    @app.get("/docs")
+    def docs_index() -> Response:
+        """The interactive page for the contract (Swagger UI, served offline)."""
+        return docs_response(_DOCS_PAGE, "text/html")
+
+    @app.get("/docs/<name>")
+    def docs_asset(name: str) -> Response:
+        if name == "init.js":
+            return docs_response(_DOCS_INIT, "text/javascript")
+        mimetype = _DOCS_ASSETS.get(name)
+        if mimetype is None:
+            abort(404)
+        return docs_response((dist / name).read_bytes(), mimetype)
+
+
+def _install_headers(app: Flask, cfg: Config) -> None:
+    """nosniff on every response; no-store unless the view chose its caching (tokens, seat keys
+    and states must never sit in a cache); CORS headers for allowed origins only."""
+    allowed = frozenset(cfg.cors_origins)
+    any_origin = "*" in allowed
+
+    @app.after_request
+    def _headers(response: Response) -> Response:
+        headers = response.headers
+        headers["X-Content-Type-Options"] = "nosniff"
+        if "Cache-Control" not in headers:
+            headers["Cache-Control"] = "no-store"
+        if allowed:
+            origin = request.headers.get("Origin")
+            if origin and (any_origin or origin in allowed) and _cors_path(request.path):
+                headers["Access-Control-Allow-Origin"] = "*" if any_origin else origin
+                headers["Access-Control-Expose-Headers"] = "X-Request-ID"
+                if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+                    headers["Access-Control-Allow-Methods"] = CORS_METHODS
+                    headers["Access-Control-Allow-Headers"] = CORS_HEADERS
+                    headers["Access-Control-Max-Age"] = CORS_MAX_AGE
+            if not any_origin:
+                headers.add("Vary", "Origin")
+        return response
+
+
+def _cors_path(path: str) -> bool:
+    return path.startswith("/v1/") or path == "/openapi.yaml"
+
+
+class _ByListener:
+    """WSGI: requests that came in on the metrics port get the metrics app, all others the API.
+
+    The port is the local address of the connection itself (``gunicorn.socket``), which no
+    header can change; on the metrics port nothing but ``/metrics`` is served.
+    """
+
+    def __init__(self, api: Any, metrics: Any, port: int) -> None:
+        self.api = api
+        self.metrics = metrics
+        self.port = port
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        sock = environ.get("gunicorn.socket")
+        if sock is not None:
+            try:
+                local = sock.getsockname()
+            except OSError:
+                local = None
+            if isinstance(local, tuple) and len(local) >= 2 and local[1] == self.port:
+                return self.metrics(environ, start_response)  # type: ignore[no-any-return]
+        return self.api(environ, start_response)  # type: ignore[no-any-return]
 
 
 def _warm_up(app: Flask) -> None:
@@ -84,3 +220,6 @@ def _warm_up(app: Flask) -> None:
         codec.dump_state(state)
         if sealer is not None:
             sealer.unseal(game_id, sealer.seal(game_id, "warm-up", codec.pack(state)))
+
+
+__all__ = ["CORS_HEADERS", "CORS_METHODS", "DOCS_CSP", "build"]

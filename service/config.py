@@ -1,18 +1,42 @@
-"""Configuration from the environment, validated at start-up. No default secrets, ever."""
+"""Configuration from the environment, validated at start-up. No default secrets, ever.
+
+The trust mode is explicit and fails closed:
+
+- ``REFEREE_MODE=sealed``: seal keys are required (``REFEREE_SEAL_KEYS`` or
+  ``REFEREE_SEAL_KEYS_FILE``); none, an empty list or a malformed key is a ``ConfigError`` and the
+  service does not start.
+- ``REFEREE_MODE=open``: plain states are trusted; configuring seal keys as well is a contradiction
+  and an error too.
+- ``REFEREE_MODE`` unset: sealed as soon as a key source is *set* (even to an empty value, which is
+  then an error: an empty ``REFEREE_SEAL_KEYS`` is what a failed key-generation command leaves
+  behind), open when neither variable is set at all. The image and ``k8s/`` set ``sealed``.
+"""
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from .sealing import check_key
 
-__all__ = ["Config", "ConfigError"]
+__all__ = ["BODY_OPERATIONS", "Config", "ConfigError"]
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+_MODES = ("open", "sealed")
+KIB = 1024
+MIB = 1024 * KIB
+
+#: Operations whose body is limited separately (``Config.body_limits``).
+BODY_OPERATIONS = ("new", "state", "moves", "check", "replay")
+DEFAULT_NEW_BODY = 16 * KIB
+DEFAULT_STATE_BODY = 64 * KIB
+DEFAULT_REPLAY_BODY = 1 * MIB
+_ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-]+(:[0-9]{1,5})?")
 
 
 class ConfigError(ValueError):
@@ -30,56 +54,159 @@ def _flag(name: str, raw: object) -> bool:
     raise ConfigError(f"{name} must be a boolean (1/0, true/false), not {raw!r}")
 
 
+def _size(name: str, raw: object, low: int, high: int) -> int:
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise ConfigError(f"{name} must be an integer number of bytes, not {raw!r}") from None
+    if not low <= value <= high:
+        raise ConfigError(f"{name} must be between {low} and {high} bytes, not {value}")
+    return value
+
+
+def _split_keys(text: str) -> list[str]:
+    """Keys separated by commas, spaces or newlines (a mounted file may hold one per line)."""
+    return [k for k in re.split(r"[\s,]+", text) if k]
+
+
+def _keys_from(env: Mapping[str, str]) -> tuple[str, ...] | None:
+    """The configured seal keys, or None when no key source is set at all."""
+    inline = env.get("REFEREE_SEAL_KEYS")
+    path = env.get("REFEREE_SEAL_KEYS_FILE")
+    if inline is not None and path is not None:
+        raise ConfigError("set REFEREE_SEAL_KEYS or REFEREE_SEAL_KEYS_FILE, not both")
+    if path is not None:
+        if not path.strip():
+            raise ConfigError("REFEREE_SEAL_KEYS_FILE is set but empty: name the file that holds the seal keys")
+        try:
+            text = Path(path).read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"REFEREE_SEAL_KEYS_FILE {path!r} cannot be read: {exc.__class__.__name__}") from None
+        keys = _split_keys(text)
+        if not keys:
+            raise ConfigError(f"REFEREE_SEAL_KEYS_FILE {path!r} holds no key")
+        return tuple(keys)
+    if inline is not None:
+        keys = _split_keys(inline)
+        if not keys:
+            raise ConfigError("REFEREE_SEAL_KEYS is set but holds no key (did the key-generation command fail?)")
+        return tuple(keys)
+    return None
+
+
+def _check_keys(keys: tuple[str, ...]) -> None:
+    for i, key in enumerate(keys):
+        try:
+            check_key(key)
+        except (ValueError, UnicodeEncodeError):
+            raise ConfigError(f"seal key {i} (counting from 0, newest first) is not a Fernet key (32 url-safe base64 bytes)") from None
+    if len(set(keys)) != len(keys):
+        raise ConfigError("the seal key list names the same key twice")
+
+
+def _origins(raw: object) -> tuple[str, ...]:
+    if isinstance(raw, (list, tuple)):
+        items = [str(o).strip() for o in raw]
+    else:
+        items = [o.strip() for o in str(raw).split(",")]
+    origins = tuple(o.rstrip("/") for o in items if o)
+    for origin in origins:
+        if origin != "*" and not _ORIGIN.fullmatch(origin):
+            raise ConfigError(f"REFEREE_CORS_ORIGINS: {origin!r} is not an origin like https://game.example:8443 (or *)")
+    return origins
+
+
+def _metrics_port(raw: object) -> int | None:
+    text = str(raw or "").strip()
+    if not text:
+        return None
+    host, _, port = text.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ConfigError(f"REFEREE_METRICS_BIND must be host:port, not {text!r}")
+    return int(port)
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The service's settings.
+    """The service's settings (every field's variable is in README "Deploy").
 
-    ``seal_keys``: Fernet keys, newest first; sealed mode when non-empty (``REFEREE_SEAL_KEYS``,
-    comma-separated). ``allow_fixed_decks``: accept ``deck``/``seed``/``replay`` in sealed mode
-    (``REFEREE_ALLOW_FIXED_DECKS``). ``max_body``: request body limit in bytes
-    (``REFEREE_MAX_BODY``, default 1 MiB).
+    ``seal_keys``: Fernet keys, newest first; sealed mode when non-empty (``REFEREE_MODE``,
+    ``REFEREE_SEAL_KEYS`` or ``REFEREE_SEAL_KEYS_FILE``). ``allow_fixed_decks``: accept
+    ``deck``/``seed``/``replay`` in sealed mode (``REFEREE_ALLOW_FIXED_DECKS``). ``body_limits``:
+    bytes a request body may hold, per operation (``REFEREE_MAX_NEW_BODY``,
+    ``REFEREE_MAX_STATE_BODY`` for state/moves/check, ``REFEREE_MAX_BODY`` for replay).
+    ``cors_origins``: browser origins allowed to call the API (``REFEREE_CORS_ORIGINS``; none by
+    default). ``metrics_port``: the port of ``REFEREE_METRICS_BIND``, the only listener that
+    answers ``/metrics`` (None: no metrics endpoint at all).
     """
 
     seal_keys: tuple[str, ...] = ()
     allow_fixed_decks: bool = False
-    max_body: int = 1024 * 1024
+    max_body: int = DEFAULT_REPLAY_BODY
     testing: bool = False
+    body_limits: Mapping[str, int] = field(
+        default_factory=lambda: {
+            "new": DEFAULT_NEW_BODY,
+            "state": DEFAULT_STATE_BODY,
+            "moves": DEFAULT_STATE_BODY,
+            "check": DEFAULT_STATE_BODY,
+            "replay": DEFAULT_REPLAY_BODY,
+        }
+    )
+    cors_origins: tuple[str, ...] = ()
+    metrics_port: int | None = None
 
     @property
     def sealed(self) -> bool:
         return bool(self.seal_keys)
 
+    @property
+    def mode(self) -> str:
+        return "sealed" if self.sealed else "open"
+
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, overrides: Mapping[str, Any] | None = None) -> Config:
-        """Read ``REFEREE_*`` variables, then apply ``overrides`` (``SEAL_KEYS``, ``ALLOW_FIXED_DECKS``,
-        ``MAX_BODY``, ``TESTING``); raise ConfigError on anything unusable."""
+        """Read ``REFEREE_*`` variables, then apply ``overrides`` (``MODE``, ``SEAL_KEYS``,
+        ``ALLOW_FIXED_DECKS``, ``MAX_BODY``, ``MAX_NEW_BODY``, ``MAX_STATE_BODY``,
+        ``CORS_ORIGINS``, ``METRICS_BIND``, ``TESTING``); raise ConfigError on anything unusable.
+
+        A ``SEAL_KEYS`` override (a list or a comma-separated string) replaces every key source of
+        the environment; an empty one means no keys (open mode unless ``MODE`` says sealed).
+        """
         env = os.environ if environ is None else environ
-        raw: dict[str, Any] = {
-            "SEAL_KEYS": env.get("REFEREE_SEAL_KEYS", ""),
-            "ALLOW_FIXED_DECKS": env.get("REFEREE_ALLOW_FIXED_DECKS", "0"),
-            "MAX_BODY": env.get("REFEREE_MAX_BODY", str(1024 * 1024)),
-            "TESTING": False,
-        }
-        if overrides:
-            raw.update({k: v for k, v in overrides.items() if k in raw})
-        keys = raw["SEAL_KEYS"]
-        if isinstance(keys, str):
-            keys = [k.strip() for k in keys.split(",") if k.strip()]
-        keys = tuple(keys)
-        for i, key in enumerate(keys):
-            try:
-                check_key(key)
-            except ValueError:
-                raise ConfigError(f"REFEREE_SEAL_KEYS entry {i} is not a Fernet key (32 url-safe base64 bytes)") from None
-        try:
-            max_body = int(raw["MAX_BODY"])
-        except (TypeError, ValueError):
-            raise ConfigError(f"REFEREE_MAX_BODY must be an integer, not {raw['MAX_BODY']!r}") from None
-        if not 1024 <= max_body <= 64 * 1024 * 1024:
-            raise ConfigError("REFEREE_MAX_BODY must be between 1 KiB and 64 MiB")
+        over = dict(overrides or {})
+        mode = str(over.get("MODE", env.get("REFEREE_MODE", ""))).strip().lower()
+        if mode and mode not in _MODES:
+            raise ConfigError(f"REFEREE_MODE must be 'open' or 'sealed', not {mode!r}")
+        if "SEAL_KEYS" in over:
+            given = over["SEAL_KEYS"]
+            keys: tuple[str, ...] | None = tuple(_split_keys(given) if isinstance(given, str) else given)
+            configured = bool(keys)
+        else:
+            keys = _keys_from(env)
+            configured = keys is not None
+        if mode == "sealed" and not keys:
+            raise ConfigError(
+                "REFEREE_MODE=sealed needs seal keys: set REFEREE_SEAL_KEYS (comma-separated, newest first) "
+                "or REFEREE_SEAL_KEYS_FILE (a file of keys); refusing to start unsealed"
+            )
+        if mode == "open" and configured:
+            raise ConfigError("REFEREE_MODE=open but seal keys are configured: remove them or set REFEREE_MODE=sealed")
+        keys = keys or ()
+        _check_keys(keys)
+
+        def setting(name: str, default: str) -> Any:
+            return over.get(name, env.get(f"REFEREE_{name}", default))
+
+        replay = _size("REFEREE_MAX_BODY", setting("MAX_BODY", str(DEFAULT_REPLAY_BODY)), KIB, 64 * MIB)
+        new = min(replay, _size("REFEREE_MAX_NEW_BODY", setting("MAX_NEW_BODY", str(DEFAULT_NEW_BODY)), KIB, 64 * MIB))
+        small = min(replay, _size("REFEREE_MAX_STATE_BODY", setting("MAX_STATE_BODY", str(DEFAULT_STATE_BODY)), KIB, 64 * MIB))
         return cls(
             seal_keys=keys,
-            allow_fixed_decks=_flag("REFEREE_ALLOW_FIXED_DECKS", raw["ALLOW_FIXED_DECKS"]),
-            max_body=max_body,
-            testing=_flag("TESTING", raw["TESTING"]),
+            allow_fixed_decks=_flag("REFEREE_ALLOW_FIXED_DECKS", setting("ALLOW_FIXED_DECKS", "0")),
+            max_body=replay,
+            testing=_flag("TESTING", over.get("TESTING", False)),
+            body_limits={"new": new, "state": small, "moves": small, "check": small, "replay": replay},
+            cors_origins=_origins(setting("CORS_ORIGINS", "")),
+            metrics_port=_metrics_port(setting("METRICS_BIND", "")),
         )

@@ -4,12 +4,14 @@
   generated, echoed in the response's ``X-Request-ID`` and written in the access log line
   (``gunicorn.conf.py`` logs one JSON line per request).
 - **Metrics** (``GET /metrics``, Prometheus text format): requests by route, game and status, a
-  latency histogram by route, and illegal moves by game and code. Under gunicorn the workers share
-  them through ``prometheus_client``'s multiprocess mode: ``gunicorn.conf.py`` points
-  ``PROMETHEUS_MULTIPROC_DIR`` at a fresh directory before the workers start, and ``/metrics``
-  sums the files of every worker, so any worker answers for all.
+  latency histogram by route, and illegal moves by game and code. They are served only on the
+  metrics listener (``REFEREE_METRICS_BIND``, see ``metrics_wsgi``), never on the API port. Under
+  gunicorn the workers share them through ``prometheus_client``'s multiprocess mode:
+  ``service/gunicorn_conf.py`` points ``PROMETHEUS_MULTIPROC_DIR`` at a fresh directory before the
+  workers start, and ``/metrics`` sums the files of every worker, so any worker answers for all.
 - **Readiness**: ``/readyz`` answers 503 until the app is built and warmed up, and again once
-  shutdown has begun (``begin_shutdown``, called by the worker's SIGTERM handler).
+  shutdown has begun: at once when the gunicorn master gets SIGTERM (``attach_drain``: a flag
+  the master shares with its workers) or when a worker gets SIGTERM (``begin_shutdown``).
 
 Labels are bounded: the route is the URL rule (never the raw path) and the game is a registered
 id or ``"-"``, so a client cannot create new time series by sending odd URLs.
@@ -22,14 +24,15 @@ import re
 import threading
 import time
 import uuid
-from typing import Literal
+from collections.abc import Callable, Iterable
+from typing import Any, Literal
 
 from flask import Flask, Response, g, request
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
 
 from .engines import ENGINES
 
-__all__ = ["REQUEST_ID_HEADER", "Readiness", "count_illegal_move", "install", "request_id"]
+__all__ = ["REQUEST_ID_HEADER", "Readiness", "count_illegal_move", "install", "metrics_wsgi", "request_id"]
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
@@ -52,10 +55,22 @@ class Readiness:
     def __init__(self) -> None:
         self._phase: Phase = "starting"
         self._lock = threading.Lock()
+        self._draining: Callable[[], bool] = _never
 
     @property
     def phase(self) -> Phase:
+        if self._phase == "ready" and self._draining():
+            return "draining"
         return self._phase
+
+    @property
+    def draining(self) -> bool:
+        """Shutdown has begun: answers should close their connection (``Connection: close``)."""
+        return self._phase == "draining" or self._draining()
+
+    def attach_drain(self, draining: Callable[[], bool]) -> None:
+        """Also report ``draining`` whenever ``draining()`` says so (the master's shared flag)."""
+        self._draining = draining
 
     def mark_ready(self) -> None:
         with self._lock:
@@ -65,6 +80,10 @@ class Readiness:
     def begin_shutdown(self) -> None:
         with self._lock:
             self._phase = "draining"
+
+
+def _never() -> bool:
+    return False
 
 
 def request_id() -> str:
@@ -113,8 +132,22 @@ def install(app: Flask) -> Readiness:
             LATENCY.labels(route).observe(time.perf_counter() - started)
         return response
 
-    @app.get("/metrics")
-    def metrics() -> Response:
-        return Response(_metrics_text(), mimetype=None, content_type=CONTENT_TYPE_LATEST)
-
     return readiness
+
+
+def metrics_wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+    """The metrics listener's whole application: ``GET /metrics``, and 404 for anything else."""
+    if environ.get("PATH_INFO") != "/metrics":
+        body = b'{"type":"/errors/not_found","title":"Not found","status":404,"code":"not_found","detail":"Only /metrics is served here."}'
+        start_response("404 Not Found", [("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
+                                         ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")])
+        return [body]
+    if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+        body = b'{"type":"/errors/method_not_allowed","title":"Method not allowed","status":405,"code":"method_not_allowed","detail":"GET /metrics."}'
+        start_response("405 Method Not Allowed", [("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
+                                                  ("Allow", "GET, HEAD"), ("X-Content-Type-Options", "nosniff")])
+        return [body]
+    text = _metrics_text()
+    start_response("200 OK", [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(text))),
+                              ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")])
+    return [text]

@@ -72,7 +72,8 @@ class Gunicorn:
         self.stdout = tmp / f"{name}.out"
         self.stderr = tmp / f"{name}.err"
         base = {k: v for k, v in os.environ.items() if not k.startswith(("REFEREE_", "PROMETHEUS_"))}
-        self.env = {**base, "REFEREE_BIND": f"127.0.0.1:{self.port}", "REFEREE_WORKERS": str(workers), **(env or {})}
+        # No drain period unless a test asks for one: SIGTERM stops at once (still losing nothing queued).
+        self.env = {**base, "REFEREE_BIND": f"127.0.0.1:{self.port}", "REFEREE_WORKERS": str(workers), "REFEREE_DRAIN_SECONDS": "0", **(env or {})}
         self.args = list(args)
         self.proc: subprocess.Popen[bytes] | None = None
 

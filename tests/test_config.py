@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from cryptography.fernet import Fernet
 
@@ -37,3 +39,56 @@ def test_create_app_overrides_the_environment(monkeypatch: pytest.MonkeyPatch) -
     assert app.extensions["referee.sealer"] is None
     monkeypatch.delenv("REFEREE_SEAL_KEYS")
     assert create_app().extensions["referee.sealer"] is None
+
+
+# --- trust mode, key sources, CORS origins, metrics listener (issue 15) ------------------------
+
+
+def test_mode_is_explicit_and_fails_closed() -> None:
+    key = Fernet.generate_key().decode()
+    assert Config.from_env({"REFEREE_MODE": "open"}).mode == "open"
+    assert Config.from_env({"REFEREE_MODE": "sealed", "REFEREE_SEAL_KEYS": key}).sealed
+    assert Config.from_env({"REFEREE_SEAL_KEYS": key}).sealed  # keys alone: sealed
+    for env in (
+        {"REFEREE_MODE": "sealed"},
+        {"REFEREE_MODE": "sealed", "REFEREE_SEAL_KEYS": ""},
+        {"REFEREE_SEAL_KEYS": ""},  # set but empty: an error, never open
+        {"REFEREE_SEAL_KEYS": " ,, "},
+        {"REFEREE_MODE": "open", "REFEREE_SEAL_KEYS": key},
+        {"REFEREE_MODE": "SEALED-ish"},
+        {"REFEREE_SEAL_KEYS": f"{key},{key}"},
+        {"REFEREE_SEAL_KEYS": key, "REFEREE_SEAL_KEYS_FILE": "/x"},
+        {"REFEREE_SEAL_KEYS_FILE": ""},
+    ):
+        with pytest.raises(ConfigError):
+            Config.from_env(env)
+    with pytest.raises(ConfigError, match="REFEREE_MODE=sealed"):
+        create_app({"MODE": "sealed", "SEAL_KEYS": []})
+
+
+def test_keys_from_a_file_one_per_line_newest_first(tmp_path: Any) -> None:
+    a, b = Fernet.generate_key().decode(), Fernet.generate_key().decode()
+    path = tmp_path / "keys"
+    path.write_text(f"{a}\n{b}\n")
+    cfg = Config.from_env({"REFEREE_MODE": "sealed", "REFEREE_SEAL_KEYS_FILE": str(path)})
+    assert cfg.seal_keys == (a, b)
+    path.write_text("   \n")
+    with pytest.raises(ConfigError, match="holds no key"):
+        Config.from_env({"REFEREE_SEAL_KEYS_FILE": str(path)})
+    path.write_text(a[:-2])
+    with pytest.raises(ConfigError, match="not a Fernet key"):
+        Config.from_env({"REFEREE_SEAL_KEYS_FILE": str(path)})
+
+
+def test_body_limits_cors_origins_and_metrics_bind() -> None:
+    cfg = Config.from_env({})
+    assert dict(cfg.body_limits) == {"new": 16384, "state": 65536, "moves": 65536, "check": 65536, "replay": 1048576}
+    assert cfg.cors_origins == () and cfg.metrics_port is None
+    cfg = Config.from_env({"REFEREE_MAX_STATE_BODY": "131072", "REFEREE_MAX_BODY": "100000",
+                           "REFEREE_CORS_ORIGINS": "https://a.example, http://localhost:5173/", "REFEREE_METRICS_BIND": "0.0.0.0:9100"})
+    assert cfg.body_limits["moves"] == 100000  # never above the replay (largest) limit
+    assert cfg.cors_origins == ("https://a.example", "http://localhost:5173") and cfg.metrics_port == 9100
+    for env in ({"REFEREE_CORS_ORIGINS": "a.example"}, {"REFEREE_CORS_ORIGINS": "https://a.example/path"},
+                {"REFEREE_METRICS_BIND": "9100"}, {"REFEREE_MAX_STATE_BODY": "12"}):
+        with pytest.raises(ConfigError):
+            Config.from_env(env)

@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from flask import Blueprint, Response, current_app, g, request
-from marshmallow import Schema
 
 from ..cards.shuffle import MAX_SEED, deal_deck
 from ..config import Config
@@ -20,12 +19,12 @@ from ..observability import count_illegal_move
 from ..schemas import SCHEMAS, GameCodec
 from ..schemas.common import MoveRequest, NewRequest, ReplayRequest, StateRequest, parse_deck, to_wire
 from ..sealing import TABLE, BadToken, Sealer
+from .body import _body
 from .envelope import envelope
 from .problems import ApiError, rules_problem
 
 bp = Blueprint("api", __name__)
 
-MAX_DEPTH = 64
 _NEW, _STATE, _MOVE, _REPLAY = NewRequest(), StateRequest(), MoveRequest(), ReplayRequest()
 _SYSTEM_RANDOM = secrets.SystemRandom()
 
@@ -43,65 +42,6 @@ def _sealer() -> Sealer | None:
 
 def _json(obj: Any, status: int = 200) -> Response:
     return Response(json.dumps(obj, separators=(",", ":")), status=status, mimetype="application/json")
-
-
-def _too_deep(value: Any, limit: int) -> bool:
-    """Whether a parsed JSON value nests deeper than ``limit`` (iterative: no recursion limit)."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return True
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
-    return False
-
-
-INT_MIN, INT_MAX = -(2**63), 2**63 - 1
-
-
-class _OutOfRange(ValueError):
-    pass
-
-
-def _bounded_int(text: str) -> int:
-    """json.loads' integer hook: every integer of a body lies in [-2^63, 2^63 - 1] (openapi.yaml, Limits)."""
-    value = int(text) if len(text) <= 20 else INT_MAX + 1  # no more than 19 digits and a sign fit
-    if not INT_MIN <= value <= INT_MAX:
-        raise _OutOfRange(f"the integer {text[:24]}{'…' if len(text) > 24 else ''} is outside [-2^63, 2^63 - 1]")
-    return value
-
-
-def _no_constant(name: str) -> Any:
-    """json.loads' hook for NaN, Infinity and -Infinity, which JSON does not have."""
-    raise _OutOfRange(f"{name} is not JSON")
-
-
-def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
-    """The request's JSON object, shape-checked by ``schema`` (400 / 413 / 415 otherwise)."""
-    raw = request.get_data(cache=False)  # raises 413 past MAX_CONTENT_LENGTH
-    if not raw.strip():
-        if allow_empty:
-            return {}
-        raise ApiError(400, "invalid_request", "The request needs a JSON object body.", {"body": ["missing"]})
-    mimetype = request.mimetype or ""
-    if mimetype != "application/json" and not mimetype.endswith("+json"):
-        raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
-    try:
-        data = json.loads(raw, parse_int=_bounded_int, parse_constant=_no_constant)
-    except _OutOfRange as exc:
-        raise ApiError(400, "invalid_request", f"The body is refused: {exc}.", {"body": ["out of range"]}) from None
-    except RecursionError:
-        raise ApiError(400, "invalid_request", f"The JSON body nests deeper than {MAX_DEPTH} levels.", {"body": ["too deep"]}) from None
-    except ValueError as exc:
-        raise ApiError(400, "invalid_request", f"The body is not valid JSON: {exc}", {"body": ["malformed JSON"]}) from None
-    if not isinstance(data, dict):
-        raise ApiError(400, "invalid_request", "The body must be a JSON object.", {"body": ["not an object"]})
-    if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and _too_deep(data, MAX_DEPTH):
-        raise ApiError(400, "invalid_request", f"The JSON body nests deeper than {MAX_DEPTH} levels.", {"body": ["too deep"]})
-    return schema.load(data)  # type: ignore[no-any-return]  # ValidationError → 400
 
 
 def _game(game_id: str) -> tuple[Any, GameCodec]:

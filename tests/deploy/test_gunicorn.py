@@ -178,7 +178,12 @@ def _metric(text: str, name: str, **labels: str) -> float:
 
 
 def test_metrics_count_what_was_sent_summed_over_workers(tmp_path: Path) -> None:
-    with Gunicorn(tmp_path) as g:
+    """/metrics is served on its own listener (REFEREE_METRICS_BIND) by any worker, for all of
+    them; the API port has no /metrics."""
+    from tests.servers import free_port
+
+    metrics_port = free_port()
+    with Gunicorn(tmp_path, env={"REFEREE_METRICS_BIND": f"127.0.0.1:{metrics_port}"}) as g:
         status, envl = call(f"{g.url}{GAME}/new", {"seed": 5})
         assert status == 201
         created = 1
@@ -194,11 +199,17 @@ def test_metrics_count_what_was_sent_summed_over_workers(tmp_path: Path) -> None
         for _ in range(3):
             assert call(f"{g.url}/v1/games/nope/new", {})[0] == 404
         served_by = {line["pid"] for line in g.access_log()}
-        text = call(f"{g.url}/metrics")[1]
+        status, problem = call(f"{g.url}/metrics")
+        assert (status, problem["code"]) == (404, "not_found")
+        status, problem = call(f"{g.url}/metrics", headers={"Host": f"127.0.0.1:{metrics_port}"})  # no header reaches it
+        assert status == 404
+        assert call(f"http://127.0.0.1:{metrics_port}/v1/games")[0] == 404  # and the metrics port serves nothing else
+        text = call(f"http://127.0.0.1:{metrics_port}/metrics")[1]
         assert isinstance(text, str)
         assert _metric(text, "referee_http_requests_total", route="/v1/games/<game_id>/new", game="schnapsen", status="201") == created
         assert _metric(text, "referee_http_requests_total", route="/v1/games/<game_id>/moves", status="422") == 7
         assert _metric(text, "referee_http_requests_total", route="/v1/games/<game_id>/new", game="-", status="404") == 3
+        assert _metric(text, "referee_http_requests_total", route="(unmatched)", status="404") == 2  # the two probes above
         assert _metric(text, "referee_illegal_moves_total", game="schnapsen", code="not_your_turn") == 7
         assert _metric(text, "referee_http_request_duration_seconds_count", route="/v1/games/<game_id>/new") == created + 3
         assert len(served_by) == 2, "both workers should have served some of the requests"

@@ -57,9 +57,9 @@ def test_a_manifest_with_an_unknown_field_is_refused() -> None:
         kubernetes_validate.validate(broken, KUBERNETES_VERSIONS[-1], strict=True)
 
 
-def test_deployment_rolls_out_three_replicas_without_unavailable_pods() -> None:
+def test_deployment_leaves_replicas_to_the_hpa_and_rolls_out_without_unavailable_pods() -> None:
     spec = DEPLOYMENT["spec"]
-    assert spec["replicas"] == 3
+    assert "replicas" not in spec  # an apply must not reset the autoscaler's count
     assert spec["strategy"] == {"type": "RollingUpdate", "rollingUpdate": {"maxUnavailable": 0, "maxSurge": 1}}
     assert spec["selector"]["matchLabels"].items() <= spec["template"]["metadata"]["labels"].items()
 
@@ -69,7 +69,9 @@ def test_probes_liveness_on_healthz_readiness_on_readyz() -> None:
     assert CONTAINER["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert CONTAINER["startupProbe"]["httpGet"]["path"] == "/readyz"
     port_names = {p["name"]: p["containerPort"] for p in CONTAINER["ports"]}
-    assert port_names == {"http": 8000}
+    assert port_names == {"http": 8000, "metrics": 9100}
+    for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
+        assert CONTAINER[probe]["httpGet"]["port"] == "http"
 
 
 def test_resources_have_requests_and_limits() -> None:
@@ -83,36 +85,61 @@ def test_security_context_non_root_read_only_no_escalation_no_capabilities() -> 
     assert box["allowPrivilegeEscalation"] is False and box["readOnlyRootFilesystem"] is True
     assert box["capabilities"] == {"drop": ["ALL"]} and box.get("privileged") is False
     assert POD["automountServiceAccountToken"] is False
-    # The one writable place is an emptyDir at /tmp, where the metrics files live.
-    assert [m["mountPath"] for m in CONTAINER["volumeMounts"]] == ["/tmp"]
+    # The one writable place is an emptyDir at /tmp, where the metrics files live; the seal keys
+    # are a read-only file from the Secret.
+    mounts = {m["mountPath"]: m for m in CONTAINER["volumeMounts"]}
+    assert set(mounts) == {"/tmp", "/etc/card-referee/seal-keys"} and mounts["/etc/card-referee/seal-keys"]["readOnly"] is True
     env = {e["name"]: e["value"] for e in CONTAINER["env"]}
     assert env["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")
 
 
-def test_prestop_pause_fits_in_the_grace_period_with_gunicorns_graceful_timeout() -> None:
-    command = CONTAINER["lifecycle"]["preStop"]["exec"]["command"]
-    assert command[0] == "sleep" and int(command[1]) >= 5
-    graceful = int(BY_KIND["ConfigMap"]["data"]["REFEREE_GRACEFUL_TIMEOUT"])
-    assert POD["terminationGracePeriodSeconds"] > int(command[1]) + graceful
+def test_drain_and_graceful_timeout_fit_in_the_grace_period() -> None:
+    """SIGTERM drains in the service itself (REFEREE_DRAIN_SECONDS), so no preStop pause is needed;
+    the grace period covers the drain plus gunicorn's graceful timeout."""
+    assert "lifecycle" not in CONTAINER
+    data = BY_KIND["ConfigMap"]["data"]
+    drain, graceful = int(data["REFEREE_DRAIN_SECONDS"]), int(data["REFEREE_GRACEFUL_TIMEOUT"])
+    assert drain >= 5 and POD["terminationGracePeriodSeconds"] > drain + graceful
+    # The readiness probe notices the drain well inside it.
+    probe = CONTAINER["readinessProbe"]
+    assert probe["periodSeconds"] * probe["failureThreshold"] <= drain
+
+
+def test_sealed_mode_is_required_and_keys_come_from_a_mounted_secret_file() -> None:
+    data = BY_KIND["ConfigMap"]["data"]
+    assert data["REFEREE_MODE"] == "sealed" and "REFEREE_SEAL_KEYS" not in data
+    mount = next(m for m in CONTAINER["volumeMounts"] if m["name"] == "seal-keys")
+    volume = next(v for v in POD["volumes"] if v["name"] == "seal-keys")
+    item = volume["secret"]["items"][0]
+    assert data["REFEREE_SEAL_KEYS_FILE"] == f"{mount['mountPath']}/{item['path']}"
+    assert "envFrom" in CONTAINER and not any("secretRef" in r for r in CONTAINER["envFrom"])
+    assert int(data["REFEREE_WORKERS"]) == 2 * int(CONTAINER["resources"]["limits"]["cpu"])
+
+
+def test_metrics_port_is_scraped_by_annotation_and_not_exposed_by_the_service() -> None:
+    annotations = DEPLOYMENT["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/port"] == "9100" and annotations["prometheus.io/path"] == "/metrics"
+    assert BY_KIND["ConfigMap"]["data"]["REFEREE_METRICS_BIND"].endswith(":9100")
+    assert [p["targetPort"] for p in BY_KIND["Service"]["spec"]["ports"]] == ["http"]
 
 
 def test_seal_keys_come_from_a_secret_and_no_real_key_is_in_the_repository() -> None:
-    refs = CONTAINER["envFrom"]
-    secret_name = next(r["secretRef"]["name"] for r in refs if "secretRef" in r)
+    volume = next(v for v in POD["volumes"] if v["name"] == "seal-keys")
+    secret_name = volume["secret"]["secretName"]
     example = _load("secret.example.yaml")
     assert example["metadata"]["name"] == secret_name
-    placeholder = example["stringData"]["REFEREE_SEAL_KEYS"]
+    placeholder = example["stringData"][volume["secret"]["items"][0]["key"]]
     with pytest.raises(ValueError):
         Fernet(placeholder.encode())  # a placeholder, not a usable key
     assert "Fernet.generate_key()" in (K8S / "secret.example.yaml").read_text()
     fernet_like = re.compile(r"[A-Za-z0-9_-]{43}=")
-    for path in [*K8S.glob("*.yaml"), ROOT / "Dockerfile", ROOT / "gunicorn.conf.py"]:
+    for path in [*K8S.glob("*.yaml"), ROOT / "Dockerfile", ROOT / "service/gunicorn_conf.py"]:
         assert not fernet_like.search(path.read_text()), f"{path.name} contains something shaped like a key"
     assert "Secret" not in BY_KIND
 
 
 def test_configmap_sets_only_variables_the_service_reads() -> None:
-    known = set(re.findall(r"REFEREE_[A-Z_]+", (ROOT / "gunicorn.conf.py").read_text() + (ROOT / "service/config.py").read_text()))
+    known = set(re.findall(r"REFEREE_[A-Z_]+", (ROOT / "service/gunicorn_conf.py").read_text() + (ROOT / "service/config.py").read_text()))
     data = BY_KIND["ConfigMap"]["data"]
     assert set(data) <= known
     assert next(r["configMapRef"]["name"] for r in CONTAINER["envFrom"] if "configMapRef" in r) == BY_KIND["ConfigMap"]["metadata"]["name"]
@@ -130,7 +157,9 @@ def test_service_hpa_pdb_and_network_policy_point_at_the_pods() -> None:
     assert pdb["selector"]["matchLabels"].items() <= labels.items() and 0 < pdb["minAvailable"] < 3
     policy = BY_KIND["NetworkPolicy"]["spec"]
     assert policy["podSelector"]["matchLabels"].items() <= labels.items()
-    assert policy["ingress"] == [{"ports": [{"port": 8000, "protocol": "TCP"}]}]
+    assert policy["ingress"][0] == {"ports": [{"port": 8000, "protocol": "TCP"}]}
+    metrics_rule = policy["ingress"][1]
+    assert metrics_rule["ports"] == [{"port": 9100, "protocol": "TCP"}] and metrics_rule["from"]  # only from monitoring
     assert policy["egress"] == [] and set(policy["policyTypes"]) == {"Ingress", "Egress"}
 
 
@@ -153,5 +182,6 @@ def test_dockerfile_is_multi_stage_pinned_non_root_with_healthcheck() -> None:
     assert len(re.findall(r"^FROM ", DOCKERFILE, re.MULTILINE)) == 2
     assert re.search(r"^USER 10001:10001$", DOCKERFILE, re.MULTILINE)
     assert "HEALTHCHECK" in DOCKERFILE and "/healthz" in DOCKERFILE
-    assert re.search(r'^CMD \["gunicorn", "--config", "/app/gunicorn.conf.py", "service:create_app\(\)"\]$', DOCKERFILE, re.MULTILINE)
+    assert re.search(r'^CMD \["card-referee", "serve"\]$', DOCKERFILE, re.MULTILINE)  # the package's own gunicorn settings
     assert "pip install --no-cache-dir ." in DOCKERFILE  # dependencies from the project's own metadata
+    assert re.search(r"REFEREE_MODE=sealed", DOCKERFILE) and "EXPOSE 8000 9100" in DOCKERFILE

@@ -53,28 +53,51 @@ def test_readiness_starts_false_and_never_returns_from_draining() -> None:
     assert r.phase == "draining"
 
 
+def _metrics() -> str:
+    """What the metrics listener answers (service.observability.metrics_wsgi), in-process."""
+    from werkzeug.test import Client
+
+    from service.observability import metrics_wsgi
+
+    r = Client(metrics_wsgi).get("/metrics")
+    assert r.status_code == 200
+    return r.get_data(as_text=True)
+
+
 def test_metrics_count_requests_and_illegal_moves_in_process(client: Any) -> None:
     def value(text: str, prefix: str) -> float:
         return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith(prefix))
 
     line = 'referee_illegal_moves_total{code="not_your_turn",game="schnapsen"}'
-    before = value(client.get("/metrics").get_data(as_text=True), line)
+    before = value(_metrics(), line)
     env = client.post("/v1/games/schnapsen/new", json={"seed": 5}).json
     r = client.post("/v1/games/schnapsen/check", json={"state": env["state"], "move": {"type": "close", "player": 0}})
     assert r.json["legal"] is False
-    text = client.get("/metrics").get_data(as_text=True)
+    text = _metrics()
     assert value(text, line) == before + 1
     assert 'route="/v1/games/<game_id>/new"' in text and "referee_http_request_duration_seconds_bucket" in text
+
+
+def test_the_api_has_no_metrics_and_the_metrics_app_nothing_else(client: Any) -> None:
+    from werkzeug.test import Client
+
+    from service.observability import metrics_wsgi
+
+    r = client.get("/metrics")
+    assert r.status_code == 404 and r.json["code"] == "not_found"
+    other = Client(metrics_wsgi).get("/v1/games")
+    assert other.status_code == 404 and other.headers["Content-Type"] == "application/problem+json"
+    assert Client(metrics_wsgi).post("/metrics").status_code == 405
 
 
 def test_unknown_paths_do_not_create_new_metric_labels(client: Any) -> None:
     client.get("/no/such/path/zqx-probe")
     client.post("/v1/games/made-up-game-zqx/new", json={})
-    text = client.get("/metrics").get_data(as_text=True)
+    text = _metrics()
     assert "zqx" not in text and 'route="(unmatched)"' in text
 
 
-# --- gunicorn.conf.py -----------------------------------------------------------------------------
+# --- service/gunicorn_conf.py (what gunicorn.conf.py at the root re-exports) -----------------------------------------------------------------------------
 
 
 @pytest.fixture
@@ -82,13 +105,14 @@ def conf(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> dict[str, Any]:
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
     for name in ("REFEREE_BIND", "REFEREE_WORKERS", "REFEREE_TIMEOUT", "REFEREE_MAX_REQUESTS"):
         monkeypatch.delenv(name, raising=False)
-    return runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    return runpy.run_path(str(ROOT / "service" / "gunicorn_conf.py"))
 
 
 def test_gunicorn_defaults(conf: dict[str, Any]) -> None:
-    assert conf["bind"] == "127.0.0.1:8000"
+    assert conf["bind"] == ["127.0.0.1:8000"]  # no metrics listener unless REFEREE_METRICS_BIND says where
     assert conf["workers"] == 2 * conf["usable_cpus"]() >= 2
-    assert conf["worker_class"] == "sync" and conf["control_socket_disable"] is True
+    assert conf["worker_class"] == "service.gunicorn_worker.RefereeWorker" and conf["control_socket_disable"] is True
+    assert conf["keepalive"] == 5 and conf["worker_connections"] == 1000
     assert conf["timeout"] == 30 and conf["graceful_timeout"] < conf["timeout"]
     assert conf["max_requests"] > 0 and 0 < conf["max_requests_jitter"] < conf["max_requests"]
 
@@ -98,11 +122,12 @@ def test_gunicorn_settings_come_from_the_environment(monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("REFEREE_BIND", "0.0.0.0:9000")
     monkeypatch.setenv("REFEREE_WORKERS", "5")
     monkeypatch.setenv("REFEREE_MAX_REQUESTS", "0")
-    conf = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
-    assert (conf["bind"], conf["workers"], conf["max_requests"]) == ("0.0.0.0:9000", 5, 0)
+    monkeypatch.setenv("REFEREE_METRICS_BIND", "127.0.0.1:9100")
+    conf = runpy.run_path(str(ROOT / "service" / "gunicorn_conf.py"))
+    assert (conf["bind"], conf["workers"], conf["max_requests"]) == (["0.0.0.0:9000", "127.0.0.1:9100"], 5, 0)
     monkeypatch.setenv("REFEREE_WORKERS", "-1")
     with pytest.raises(ValueError, match="REFEREE_WORKERS"):
-        runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+        runpy.run_path(str(ROOT / "service" / "gunicorn_conf.py"))
 
 
 def test_on_starting_clears_stale_metric_files(conf: dict[str, Any], tmp_path: Path) -> None:
@@ -111,18 +136,62 @@ def test_on_starting_clears_stale_metric_files(conf: dict[str, Any], tmp_path: P
     assert not list(tmp_path.glob("*.db"))
 
 
-def test_sigterm_in_a_worker_turns_readiness_to_draining(conf: dict[str, Any]) -> None:
+def test_readiness_follows_the_masters_drain_flag_and_requests_close_while_draining(conf: dict[str, Any]) -> None:
+    from service.server import DRAIN
+
     app = create_app()
-    exits: list[int] = []
-    worker = SimpleNamespace(wsgi=app, handle_exit=lambda sig, frame: exits.append(sig))
-    previous = signal.getsignal(signal.SIGTERM)
+    worker = SimpleNamespace(wsgi=app)
+    conf["post_worker_init"](worker)
+    req = SimpleNamespace(must_close=False)
     try:
-        conf["post_worker_init"](worker)
-        handler = signal.getsignal(signal.SIGTERM)
-        assert callable(handler)
-        handler(signal.SIGTERM, None)
+        conf["pre_request"](worker, req)
+        assert app.test_client().get("/readyz").status_code == 200 and req.must_close is False
+        DRAIN.set()  # what the master does on SIGTERM
+        r = app.test_client().get("/readyz")
+        assert r.status_code == 503 and r.json["status"] == "draining"
+        conf["pre_request"](worker, req)
+        assert req.must_close is True  # gunicorn then answers with Connection: close
+        assert app.test_client().get("/healthz").status_code == 200
     finally:
-        signal.signal(signal.SIGTERM, previous)
-    assert exits == [signal.SIGTERM]  # gunicorn's own graceful exit still runs
+        DRAIN.clear()
+    assert app.test_client().get("/readyz").status_code == 200
+
+
+def test_sigterm_in_a_worker_turns_its_readiness_to_draining() -> None:
+    from service.gunicorn_worker import RefereeWorker
+
+    app = create_app()
+    worker = RefereeWorker.__new__(RefereeWorker)
+    worker.wsgi, worker.alive = app, True
+    RefereeWorker.handle_exit(worker, signal.SIGTERM, None)
+    assert worker.alive is False  # gunicorn's own graceful exit still runs
     assert app.extensions["referee.readiness"].phase == "draining"
     assert app.test_client().get("/readyz").status_code == 503
+    bare = RefereeWorker.__new__(RefereeWorker)  # SIGTERM before the app is loaded: no crash
+    bare.alive = True
+    RefereeWorker.handle_exit(bare, signal.SIGTERM, None)
+    assert bare.alive is False
+
+
+def test_cgroup_v2_and_v1_cpu_limits_bound_the_worker_count(tmp_path: Path) -> None:
+    from service.server import cgroup_cpu_limit, usable_cpus
+
+    v2 = tmp_path / "v2"
+    v2.mkdir()
+    (v2 / "cpu.max").write_text("150000 100000\n")
+    assert cgroup_cpu_limit(v2, "0::/\n") == 1.5 and usable_cpus(v2, "0::/\n") == min(2, usable_cpus(tmp_path / "none", ""))
+    (v2 / "cpu.max").write_text("max 100000\n")
+    assert cgroup_cpu_limit(v2, "0::/\n") is None
+    v1 = tmp_path / "v1"
+    (v1 / "cpu,cpuacct").mkdir(parents=True)
+    (v1 / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("100000\n")
+    (v1 / "cpu,cpuacct" / "cpu.cfs_period_us").write_text("100000\n")
+    assert cgroup_cpu_limit(v1, "4:cpu,cpuacct:/\n") == 1.0 and usable_cpus(v1, "4:cpu,cpuacct:/\n") == 1
+    (v1 / "cpu,cpuacct" / "cpu.cfs_quota_us").write_text("-1\n")
+    assert cgroup_cpu_limit(v1, "4:cpu,cpuacct:/\n") is None
+    nested = v1 / "cpu" / "kubepods" / "pod1"
+    nested.mkdir(parents=True)
+    (nested / "cpu.cfs_quota_us").write_text("50000\n")
+    (nested / "cpu.cfs_period_us").write_text("100000\n")
+    assert cgroup_cpu_limit(v1, "3:cpu,cpuacct:/kubepods/pod1\n") == 0.5
+    assert usable_cpus(v1, "3:cpu,cpuacct:/kubepods/pod1\n") == 1  # never below one

@@ -1,0 +1,166 @@
+"""Request bodies: read within a per-operation limit, parsed as strict I-JSON, shape-checked.
+
+Every limit here keeps the cost of a refused body below the cost of a few accepted requests
+(``bench/adversarial_bodies.py`` measures the worst shapes it knows):
+
+- **Size, per operation** (``Config.body_limits``): ``new`` 16 KiB, ``state``/``moves``/``check``
+  64 KiB, ``replay`` 1 MiB by default. A ``Content-Length`` over the limit is refused before
+  anything is read; a chunked body is read only up to the limit plus one byte, so a longer one is
+  refused (413 ``body_too_large``) rather than cut.
+- **Numbers**: every integer lies in ±(2^53 − 1) (RFC 7493, I-JSON), so JavaScript clients read
+  and send back every value unchanged; ``NaN`` and ``Infinity`` are not JSON.
+- **Shape**: at most ``MAX_DEPTH`` levels of nesting, one array or object per 32 bytes of the limit and
+  one value per 16 bytes, counted on the raw bytes before the decoder builds anything, and at most
+  ``MAX_MEMBERS`` members in any object, checked before any schema work.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Final
+
+from flask import current_app, request
+from marshmallow import Schema
+
+from ..config import Config
+from .problems import ApiError
+
+__all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_MEMBERS", "_body", "_bounded_int", "_no_constant", "_too_deep", "body_limit"]
+
+MAX_DEPTH: Final = 64
+#: Per byte of an operation's size limit: at most one array or object per 32 bytes and one value
+#: (a member, an element or a scalar) per 16 bytes, counted on the raw bytes before parsing (the
+#: JSON decoder spends about a microsecond on every array or object it builds).
+BYTES_PER_CONTAINER: Final = 32
+#: Members of any one object (the widest object a game sends has about 30).
+MAX_MEMBERS: Final = 128
+BYTES_PER_VALUE: Final = 16
+INT_MIN, INT_MAX = -(2**53 - 1), 2**53 - 1
+_LONG_DIGITS = re.compile(rb"[0-9]{16}")  # 2^53 - 1 has 16 digits: shorter integers are always in range
+_READ_CHUNK: Final = 64 * 1024
+
+
+class _OutOfRange(ValueError):
+    pass
+
+
+def _bounded_int(text: str) -> int:
+    """json.loads' integer hook: every integer of a body lies in [-(2^53 - 1), 2^53 - 1] (I-JSON)."""
+    value = int(text) if len(text) <= 18 else INT_MAX + 1  # 2^53 has 16 digits: 17 and a sign still parse
+    if not INT_MIN <= value <= INT_MAX:
+        raise _OutOfRange(f"the integer {text[:24]}{'…' if len(text) > 24 else ''} is outside [-(2^53 - 1), 2^53 - 1]")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    """json.loads' hook for NaN, Infinity and -Infinity, which JSON does not have."""
+    raise _OutOfRange(f"{name} is not JSON")
+
+
+def _too_deep(value: Any, limit: int, max_members: int | None = None) -> bool | str:
+    """Whether a parsed JSON value nests deeper than ``limit`` ("deep") or has an object of more
+    than ``max_members`` members ("wide"); False when neither. Iterative: no recursion limit."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return "deep"
+        if isinstance(item, dict):
+            if max_members is not None and len(item) > max_members:
+                return "wide"
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        else:
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
+    return False
+
+
+def _shape_budget(raw: bytes, limit: int) -> int:
+    """Arrays and objects in ``raw`` (an upper bound: brackets inside strings count too); 400 when
+    the body holds more arrays, objects or values than its operation's limit allows."""
+    containers = raw.count(b"[") + raw.count(b"{")
+    most = max(64, limit // BYTES_PER_CONTAINER)
+    if containers > most:
+        raise ApiError(400, "invalid_request", f"The JSON body holds more than {most} arrays and objects.", {"body": ["too many values"]})
+    values = containers + raw.count(b",")
+    most = max(256, limit // BYTES_PER_VALUE)
+    if values > most:
+        raise ApiError(400, "invalid_request", f"The JSON body holds more than {most} values.", {"body": ["too many values"]})
+    return containers
+
+
+def body_limit(operation: str | None = None) -> int:
+    """The body limit, in bytes, of ``operation`` (default: the current request's view)."""
+    cfg: Config = current_app.extensions["referee.config"]
+    name = operation or (request.endpoint or "").rpartition(".")[2]
+    return cfg.body_limits.get(name, cfg.max_body)
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(413, "body_too_large", f"The request body is larger than this operation accepts ({limit} bytes).")
+
+
+def _read(limit: int) -> bytes:
+    """The raw body, at most ``limit`` bytes (413 past it), chunked or with a Content-Length."""
+    environ = request.environ
+    stream = environ.get("wsgi.input")
+    length_text = environ.get("CONTENT_LENGTH") or ""
+    if length_text:
+        if not length_text.isdigit():
+            raise ApiError(400, "invalid_request", "Content-Length is not a number.", {"body": ["bad length"]})
+        length = int(length_text)
+        if length > limit:
+            raise _too_large(limit)
+        wanted = length
+    elif environ.get("wsgi.input_terminated"):  # chunked: read to the end, but never past the limit
+        wanted = limit + 1
+    else:
+        return b""
+    if stream is None or wanted == 0:
+        return b""
+    parts: list[bytes] = []
+    got = 0
+    while got < wanted:
+        part = stream.read(min(_READ_CHUNK, wanted - got))
+        if not part:
+            break
+        parts.append(part)
+        got += len(part)
+    if got > limit:
+        raise _too_large(limit)
+    return b"".join(parts)
+
+
+def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
+    """The request's JSON object, shape-checked by ``schema`` (400 / 413 / 415 otherwise)."""
+    limit = body_limit()
+    raw = _read(limit)
+    if not raw.strip():
+        if allow_empty:
+            return {}
+        raise ApiError(400, "invalid_request", "The request needs a JSON object body.", {"body": ["missing"]})
+    mimetype = request.mimetype or ""
+    if mimetype != "application/json" and not mimetype.endswith("+json"):
+        raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
+    containers = _shape_budget(raw, limit)
+    try:
+        if _LONG_DIGITS.search(raw):
+            data = json.loads(raw, parse_int=_bounded_int, parse_constant=_no_constant)
+        else:  # no integer can be out of range: let the decoder build them all in C
+            data = json.loads(raw, parse_constant=_no_constant)
+    except _OutOfRange as exc:
+        raise ApiError(400, "invalid_request", f"The body is refused: {exc}.", {"body": ["out of range"]}) from None
+    except RecursionError:
+        raise ApiError(400, "invalid_request", f"The JSON body nests deeper than {MAX_DEPTH} levels.", {"body": ["too deep"]}) from None
+    except ValueError as exc:
+        raise ApiError(400, "invalid_request", f"The body is not valid JSON: {exc}", {"body": ["malformed JSON"]}) from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "invalid_request", "The body must be a JSON object.", {"body": ["not an object"]})
+    if containers > MAX_DEPTH or raw.count(b":") > MAX_MEMBERS:
+        shape = _too_deep(data, MAX_DEPTH, MAX_MEMBERS)
+        if shape == "deep":
+            raise ApiError(400, "invalid_request", f"The JSON body nests deeper than {MAX_DEPTH} levels.", {"body": ["too deep"]})
+        if shape == "wide":
+            detail = f"An object in the body has more than {MAX_MEMBERS} members; no request needs that many."
+            raise ApiError(400, "invalid_request", detail, {"body": ["too many members"]})
+    return schema.load(data)  # type: ignore[no-any-return]  # ValidationError → 400

@@ -1,0 +1,57 @@
+"""``card-referee``: the service's command line (installed with the package).
+
+    card-referee serve [gunicorn options...]   # gunicorn with service/gunicorn_conf.py
+    card-referee check-config                  # validate REFEREE_* settings, print the mode
+
+``serve`` is exactly ``gunicorn -c python:service.gunicorn_conf 'service:create_app()'``, so a
+wheel installed anywhere serves like the checkout: the settings travel inside the package.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+USAGE = "usage: card-referee serve [gunicorn options...] | card-referee check-config"
+
+
+def _check_config() -> int:
+    from .config import Config, ConfigError
+    from .gunicorn_conf import EX_CONFIG, settings
+
+    try:
+        cfg = Config.from_env()
+        gunicorn = settings()
+    except (ConfigError, ValueError) as exc:
+        print(f"card-referee: configuration refused: {exc}", file=sys.stderr)
+        return EX_CONFIG
+    print(f"card-referee: {cfg.mode} mode, bind {', '.join(gunicorn['bind'])}, {gunicorn['workers']} worker(s)")
+    return 0
+
+
+def _serve(args: Sequence[str]) -> int:
+    from gunicorn.app.wsgiapp import WSGIApplication
+
+    sys.argv = ["card-referee serve", "-c", "python:service.gunicorn_conf", *args, "service:create_app()"]
+    WSGIApplication("%(prog)s [OPTIONS]").run()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command == "serve":
+        return _serve(rest)
+    if command == "check-config":
+        return _check_config()
+    print(USAGE, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

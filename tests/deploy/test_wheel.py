@@ -1,0 +1,103 @@
+"""A wheel built in the test run, installed in a fresh venv outside the checkout, serves exactly like
+the checkout (issue 14, item 4): ``/openapi.yaml`` (a real file in the wheel), ``/docs``, ``/play``
+and a move, honouring ``REFEREE_BIND`` and the worker count through ``card-referee serve``.
+
+Offline and quick: the wheel is built from a copy of the sources without build isolation, and the
+venv reuses this interpreter's installed dependencies (``--system-site-packages``).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from tests.servers import ROOT, call, children, free_port
+
+pytestmark = pytest.mark.slow
+
+
+def _run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None) -> str:
+    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("wheel")
+    src = tmp / "src"
+    src.mkdir()
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "openapi.yaml"):
+        shutil.copyfile(ROOT / name, src / name)
+    shutil.copytree(ROOT / "service", src / "service", ignore=shutil.ignore_patterns("__pycache__", "_bundled"), symlinks=True)
+    if (ROOT / "docs" / "rules").is_dir():
+        shutil.copytree(ROOT / "docs" / "rules", src / "docs" / "rules")
+    _run(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-q", "-w", tmp / "dist", f"{src}/", cwd=tmp)
+    (built,) = (tmp / "dist").glob("card_referee-*.whl")
+    return built
+
+
+def test_the_wheel_carries_the_contract_rules_and_settings_as_real_files(wheel: Path) -> None:
+    with zipfile.ZipFile(wheel) as zf:
+        names = set(zf.namelist())
+        assert zf.read("service/_bundled/openapi.yaml") == (ROOT / "openapi.yaml").read_bytes()
+        links = [i.filename for i in zf.infolist() if (i.external_attr >> 16) & 0o170000 == 0o120000]
+        assert not links, links
+        entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
+        assert "card-referee = service.cli:main" in zf.read(entry_points).decode()
+        metadata = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "service/gunicorn_conf.py" in names and "service/gunicorn_worker.py" in names
+    assert "Requires-Python: >=3.11\n" in metadata
+    rules = sorted(p.name for p in (ROOT / "docs" / "rules").glob("*.md")) if (ROOT / "docs" / "rules").is_dir() else []
+    assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("service/_bundled/rules/")) == rules
+
+
+def test_an_installed_wheel_serves_like_the_checkout(wheel: Path, tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    _run(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=tmp_path)
+    python = venv / "bin" / "python"
+    _run(python, "-m", "pip", "install", "--no-deps", "--no-index", "-q", wheel, cwd=tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REFEREE_", "PROMETHEUS_", "PYTHON"))}
+    where = _run(python, "-c", "import service; print(service.__file__)", cwd=tmp_path, env=env)
+    assert where.startswith(str(venv)), where  # the wheel, not the checkout
+    port = free_port()
+    env.update({"REFEREE_BIND": f"127.0.0.1:{port}", "REFEREE_WORKERS": "3", "REFEREE_DRAIN_SECONDS": "0"})
+    err = (tmp_path / "serve.err").open("wb")
+    proc = subprocess.Popen([str(venv / "bin" / "card-referee"), "serve"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=err)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if call(f"{url}/readyz", timeout=2)[0] == 200 and len(children(proc.pid)) == 3:
+                    break
+            except OSError:
+                pass
+            assert proc.poll() is None, (tmp_path / "serve.err").read_text()[-3000:]
+            time.sleep(0.2)
+        assert len(children(proc.pid)) == 3  # REFEREE_WORKERS honoured
+        status, spec = call(f"{url}/openapi.yaml")
+        assert status == 200 and spec == (ROOT / "openapi.yaml").read_text()
+        status, docs = call(f"{url}/docs")
+        assert status == 200 and "swagger-ui" in docs
+        status, page = call(f"{url}/play")
+        assert status == 200 and "<html" in page.lower()
+        status, envl = call(f"{url}/v1/games/schnapsen/new", {"seed": 7})
+        assert status == 201
+        status, after = call(f"{url}/v1/games/schnapsen/moves", {"state": envl["state"], "move": envl["legal_moves"][0]})
+        assert status == 200 and after["state"]["seq"] == envl["state"]["seq"] + 1
+        log = (tmp_path / "serve.err").read_text()
+        assert f"Listening at: http://127.0.0.1:{port}" in log and "RefereeWorker" in log
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=60) == 0
+        err.close()
