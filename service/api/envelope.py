@@ -21,11 +21,14 @@ def envelope(
     viewer: Seat | None,
     sealer: Sealer | None = None,
     match_id: str | None = None,
+    *,
+    seal: bool = True,
 ) -> dict[str, Any]:
     """``state`` as ``viewer`` may see it (None: the full state in open mode, the public view sealed).
 
     Open mode without a viewer gets the full state and every legal move; a viewer gets its view and
-    its own moves; sealed mode without a viewer gets the public view and no moves, plus the token.
+    its own moves; sealed mode without a viewer gets the public view and no moves, plus the token
+    (``seal``; the table, api/table.py, seals its answers itself: padded, with the match's data).
     """
     full = sealer is None and viewer is None
     if full:
@@ -45,7 +48,7 @@ def envelope(
         "scores": to_wire(engine.scores(state, viewer)),
         "winner": None if outcome is None else sorted(outcome.winners),
     }
-    if sealer is not None:
+    if sealer is not None and seal:
         assert match_id is not None
         env["token"] = sealer.seal(engine.GAME_ID, match_id, codec.pack(state))
     return env
