@@ -34,6 +34,7 @@ __all__ = ["TABLE", "TOKEN_VERSION", "BadToken", "Match", "Sealer", "check_key"]
 TOKEN_VERSION: Final = 2
 TABLE: Final = "table"
 MAX_TOKEN_CHARS: Final = 512 * 1024
+PAD_STEP: Final = 1024
 
 
 class BadToken(Exception):
@@ -91,17 +92,12 @@ class Sealer:
         ``pad_to``: the plaintext is padded with spaces to at least this many bytes, so that the
         token's length depends on ``pad_to`` alone whenever the content fits in it."""
         m = self._fallback_match(match_id) if match is None else match
-        head = {"v": TOKEN_VERSION, "game": game, "id": match_id, "secret": m.secret.hex(), "t0": m.t0, "setup": m.setup}
-        text = (
-            json.dumps(head, separators=(",", ":"))[:-1]
-            + ',"state":'
-            + json.dumps(state, separators=(",", ":"))
-            + ',"moves":['
-            + m.moves
-            + "]}"
-        )
-        data = text.encode("utf-8")
-        if pad_to is not None and len(data) < pad_to:
+        head = {"v": TOKEN_VERSION, "game": game, "id": match_id, "secret": m.secret.hex(), "t0": m.t0, "setup": m.setup, "state": state}
+        # line 1: the head (compact JSON has no raw newline); then the record's moves as kept, never parsed here
+        data = (json.dumps(head, separators=(",", ":")) + "\n" + m.moves).encode("utf-8")
+        if pad_to is not None:
+            while len(data) > pad_to:  # outgrown (rare): whole steps, so the length says little
+                pad_to += PAD_STEP
             data += b" " * (pad_to - len(data))
         return self._fernet.encrypt(data).decode("ascii")
 
@@ -114,17 +110,18 @@ class Sealer:
             if base64.urlsafe_b64encode(base64.urlsafe_b64decode(raw)) != raw:
                 raise BadToken()  # not canonical: base64 decoding would ignore stray characters, text after the padding, unused low bits
             data = self._fernet.decrypt(raw)
-            text = data.decode("utf-8").rstrip(" ")
-            payload = json.loads(text)
+            head_bytes, sep, rest = data.partition(b"\n")
+            payload = json.loads(head_bytes)
+            moves = rest.rstrip(b" ").decode("utf-8")
         except (InvalidToken, UnicodeError, ValueError, TypeError, BadToken):
             raise BadToken() from None
         if (
-            not isinstance(payload, dict)
+            not sep
+            or not isinstance(payload, dict)
             or payload.get("v") != TOKEN_VERSION
             or payload.get("game") != game
             or not isinstance(payload.get("id"), str)
             or "state" not in payload
-            or not isinstance(payload.get("moves"), list)
         ):
             raise BadToken()
         try:
@@ -134,9 +131,6 @@ class Sealer:
                 raise ValueError("bad match data")
         except (KeyError, TypeError, ValueError):
             raise BadToken() from None
-        # the moves are kept as the text between the brackets: the token's own bytes, re-used as is
-        start = text.rindex(',"moves":[') + len(',"moves":[')
-        moves = text[start:-2]
         return Match(payload["id"], secret, t0, payload.get("setup"), moves), payload["state"]
 
     def unseal(self, game: str, token: str) -> tuple[str, Any]:

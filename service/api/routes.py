@@ -245,7 +245,7 @@ def _adjudicate(engine: Any, record: dict[str, Any]) -> dict[str, Any]:
     if verdict.game != engine.GAME_ID:
         raise ApiError(422, "invalid_record", f"This record is of {verdict.game}, not {engine.GAME_ID}: send it to its game.")
     codec = SCHEMAS[verdict.game]
-    final = envelope(engine, codec, verdict.state, verdict.events, None)
+    final = envelope(engine, codec, verdict.state, verdict.events, None, public=True)
     doc: dict[str, Any] = {
         "format": VERDICT_FORMAT,
         "game": verdict.game,
