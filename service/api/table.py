@@ -44,6 +44,9 @@ def now_ms() -> int:
 # --- the app's fair-play services (built once per process, on first use) ---------------------
 
 
+_LOCK = threading.RLock()
+
+
 class FairPlay:
     """The signer (records, verdicts, ``/v1/keys``) and the ledger of this app."""
 
@@ -55,27 +58,35 @@ class FairPlay:
         else:
             keys = []
         self.signer: Signer | None = Signer(keys) if keys else None
-        self.ledger = open_ledger(cfg.ledger_url, cfg.ledger_ttl) if cfg.ledger_url and sealer is not None else None
+        self._ledger_url = cfg.ledger_url if sealer is not None else None
+        self._ledger_ttl = cfg.ledger_ttl
+        self._ledger: Any = None
+
+    @property
+    def ledger(self) -> Any:
+        """The ledger (None without ``REFEREE_LEDGER_URL``), opened on first use; 503 if it cannot be."""
+        if self._ledger is None and self._ledger_url is not None:
+            with _LOCK:
+                if self._ledger is None:
+                    try:
+                        self._ledger = open_ledger(self._ledger_url, self._ledger_ttl)
+                    except LedgerUnavailable:
+                        raise ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.") from None
+        return self._ledger
 
     def jwks(self) -> dict[str, Any]:
         return self.signer.jwks() if self.signer is not None else {"keys": []}
 
 
-_LOCK = threading.Lock()
-
-
 def fair_play() -> FairPlay:
-    """This app's ``FairPlay`` (made on first use; a bad ledger store fails that request with 503)."""
+    """This app's ``FairPlay`` (made on first use)."""
     ext = current_app.extensions
     found: FairPlay | None = ext.get("referee.fairplay")
     if found is None:
         with _LOCK:
             found = ext.get("referee.fairplay")
             if found is None:
-                try:
-                    found = FairPlay(ext["referee.config"], ext["referee.sealer"])
-                except LedgerUnavailable:
-                    raise ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.") from None
+                found = FairPlay(ext["referee.config"], ext["referee.sealer"])
                 ext["referee.fairplay"] = found
     return found
 
