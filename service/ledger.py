@@ -96,6 +96,7 @@ class SqliteLedger:
         if db is None:
             db = sqlite3.connect(self._path, timeout=TIMEOUT, isolation_level=None)
             db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")  # WAL: durable across process crashes, one fsync per checkpoint
             self._local.db = db
         return db
 
