@@ -98,6 +98,7 @@ HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
     "unsupported_media_type", "internal",
+    "token_superseded", "ledger_unavailable", "bad_signature", "bad_commitment", "invalid_record",  # fair play
 }  # docs/wire.md "Errors"
 
 
@@ -187,6 +188,7 @@ def test_every_endpoint_is_documented() -> None:
         ("/openapi.yaml", "get"), ("/docs", "get"), ("/metrics", "get"),
     }
     want |= {("/play", "get"), ("/play/assets/{name}", "get")}  # the playground (docs/playground.md)
+    want |= {("/v1/keys", "get")}  # fair play: the keys that sign match records (README "Fair play")
     assert {(path, method) for path, method, _ in operations()} == want
     assert set(deref(SPEC["paths"]["/openapi.yaml"]["get"]["responses"]["200"])["content"]) == {"application/yaml"}
     assert set(deref(SPEC["paths"]["/docs"]["get"]["responses"]["200"])["content"]) == {"text/html"}
