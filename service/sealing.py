@@ -4,8 +4,17 @@
 newest key and opened with any configured key. Seat keys are HMAC-SHA256 of the match's random id
 and the seat, under a key derived from each seal key, so a rotation keeps running matches playable.
 
-Known limit of any stateless token: a client can send an older token again. The move log and the
-``replay`` endpoint are how a dispute over that is settled.
+Besides the state, a token carries what only the service may know about its match (``Match``):
+the match secret that drives every deal (README "Fair play"), the time the match began (the
+server clock of timed claims), a fixed first deal when the operator allows one, and the record of
+the accepted moves, kept pre-serialized so that a move costs the same at move 10 and move 400.
+
+Token length is no side channel: the plaintext is padded with JSON whitespace to a length that the
+caller computes from public facts only (``seal(..., pad_to=...)``; see ``api/table.py``).
+
+Known limit of any stateless token: a client can send an older token again. The ledger
+(``ledger.py``, ``REFEREE_LEDGER_URL``) refuses that; without one, README "Fair play" says what a
+seat holding its tokens can do.
 """
 
 from __future__ import annotations
@@ -15,15 +24,17 @@ import hashlib
 import hmac
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
-__all__ = ["TABLE", "TOKEN_VERSION", "BadToken", "Sealer", "check_key"]
+__all__ = ["TABLE", "TOKEN_VERSION", "BadToken", "Match", "Sealer", "check_key"]
 
-TOKEN_VERSION: Final = 1
+TOKEN_VERSION: Final = 2
 TABLE: Final = "table"
 MAX_TOKEN_CHARS: Final = 512 * 1024
+PAD_STEP: Final = 1024
 
 
 class BadToken(Exception):
@@ -35,6 +46,29 @@ def check_key(key: str) -> None:
     Fernet(key.encode("ascii") if isinstance(key, str) else key)
 
 
+@dataclass(frozen=True, slots=True)
+class Match:
+    """What a sealed match carries besides its state.
+
+    ``secret``: 32 random bytes, the key of every deal (never shown before the match ends).
+    ``t0``: when the match began, ms since the Unix epoch (the server clock of timed claims).
+    ``setup``: ``{"deck": [...]}`` or ``{"seed": n}`` when the operator allows fixed decks and the
+    client fixed the first deal, else None. ``moves``: the accepted moves as applied, each in
+    canonical JSON, joined by commas (the inside of a JSON array; "" before the first move).
+    """
+
+    match_id: str
+    secret: bytes
+    t0: int
+    setup: dict[str, Any] | None = None
+    moves: str = ""
+
+    def with_move(self, canonical_move: str) -> Match:
+        """This match with one more accepted move (string concatenation: flat cost)."""
+        moves = canonical_move if not self.moves else self.moves + "," + canonical_move
+        return Match(self.match_id, self.secret, self.t0, self.setup, moves)
+
+
 class Sealer:
     """Seals and opens tokens and derives seat keys, under the configured keys (newest first)."""
 
@@ -43,16 +77,32 @@ class Sealer:
             raise ValueError("sealing needs at least one key")
         raw = [k.encode("ascii") for k in keys]
         self._fernet = MultiFernet([Fernet(k) for k in raw])
-        self._mac_keys = [hashlib.sha256(b"card-referee seat key\x00" + base64.urlsafe_b64decode(k)).digest() for k in raw]
+        self.raw_keys = [base64.urlsafe_b64decode(k) for k in raw]
+        self._mac_keys = [hashlib.sha256(b"card-referee seat key\x00" + k).digest() for k in self.raw_keys]
 
-    def seal(self, game: str, match_id: str, state: Any) -> str:
-        """A token carrying ``state`` (any JSON-ready value) for ``game``."""
-        payload = {"v": TOKEN_VERSION, "game": game, "id": match_id, "state": state}
-        data = json.dumps(payload, separators=(",", ":")).encode("utf-8")
+    def _fallback_match(self, match_id: str) -> Match:
+        """A token sealed without match data (a position minted by a test or a host tool that holds
+        the seal keys): its secret is derived from the newest key and the id, its clock starts at 0."""
+        secret = hmac.new(self._mac_keys[0], f"match secret:{match_id}".encode(), hashlib.sha256).digest()
+        return Match(match_id, secret, 0)
+
+    def seal(self, game: str, match_id: str, state: Any, match: Match | None = None, pad_to: int | None = None) -> str:
+        """A token carrying ``state`` (any JSON-ready value) of ``match`` for ``game``.
+
+        ``pad_to``: the plaintext is padded with spaces to at least this many bytes, so that the
+        token's length depends on ``pad_to`` alone whenever the content fits in it."""
+        m = self._fallback_match(match_id) if match is None else match
+        head = {"v": TOKEN_VERSION, "game": game, "id": match_id, "secret": m.secret.hex(), "t0": m.t0, "setup": m.setup, "state": state}
+        # line 1: the head (compact JSON has no raw newline); then the record's moves as kept, never parsed here
+        data = (json.dumps(head, separators=(",", ":")) + "\n" + m.moves).encode("utf-8")
+        if pad_to is not None:
+            while len(data) > pad_to:  # outgrown (rare): whole steps, so the length says little
+                pad_to += PAD_STEP
+            data += b" " * (pad_to - len(data))
         return self._fernet.encrypt(data).decode("ascii")
 
-    def unseal(self, game: str, token: str) -> tuple[str, Any]:
-        """(match id, state) from a token sealed for ``game``; raises BadToken."""
+    def open(self, game: str, token: str) -> tuple[Match, Any]:
+        """(match, state) from a token sealed for ``game``; raises BadToken."""
         if not isinstance(token, str) or len(token) > MAX_TOKEN_CHARS:
             raise BadToken()
         try:
@@ -60,18 +110,33 @@ class Sealer:
             if base64.urlsafe_b64encode(base64.urlsafe_b64decode(raw)) != raw:
                 raise BadToken()  # not canonical: base64 decoding would ignore stray characters, text after the padding, unused low bits
             data = self._fernet.decrypt(raw)
-            payload = json.loads(data)
+            head_bytes, sep, rest = data.partition(b"\n")
+            payload = json.loads(head_bytes)
+            moves = rest.rstrip(b" ").decode("utf-8")
         except (InvalidToken, UnicodeError, ValueError, TypeError, BadToken):
             raise BadToken() from None
         if (
-            not isinstance(payload, dict)
+            not sep
+            or not isinstance(payload, dict)
             or payload.get("v") != TOKEN_VERSION
             or payload.get("game") != game
             or not isinstance(payload.get("id"), str)
             or "state" not in payload
         ):
             raise BadToken()
-        return payload["id"], payload["state"]
+        try:
+            secret = bytes.fromhex(payload["secret"])
+            t0 = payload["t0"]
+            if len(secret) != 32 or type(t0) is not int:
+                raise ValueError("bad match data")
+        except (KeyError, TypeError, ValueError):
+            raise BadToken() from None
+        return Match(payload["id"], secret, t0, payload.get("setup"), moves), payload["state"]
+
+    def unseal(self, game: str, token: str) -> tuple[str, Any]:
+        """(match id, state) from a token sealed for ``game``; raises BadToken."""
+        match, state = self.open(game, token)
+        return match.match_id, state
 
     def _mac(self, key: bytes, match_id: str, who: str) -> str:
         digest = hmac.new(key, f"{match_id}:{who}".encode(), hashlib.sha256).digest()

@@ -24,6 +24,7 @@ from flask import current_app, request
 from marshmallow import Schema
 
 from ..config import Config
+from ..sealing import MAX_TOKEN_CHARS
 from .problems import ApiError
 
 __all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_MEMBERS", "_body", "_bounded_int", "_no_constant", "_too_deep", "body_limit"]
@@ -89,11 +90,24 @@ def _shape_budget(raw: bytes, limit: int) -> int:
     return containers
 
 
+_TOKEN_OPERATIONS: Final = frozenset({"state", "moves", "check"})
+
+
 def body_limit(operation: str | None = None) -> int:
     """The body limit, in bytes, of ``operation`` (default: the current request's view)."""
     cfg: Config = current_app.extensions["referee.config"]
     name = operation or (request.endpoint or "").rpartition(".")[2]
     return cfg.body_limits.get(name, cfg.max_body)
+
+
+def read_limit(operation: str | None = None) -> int:
+    """The bytes a body of ``operation`` may hold on the wire: its limit, plus, in sealed mode, room
+    for the token that ``state``, ``moves`` and ``check`` carry (a match record grows with the match,
+    up to ``MAX_TOKEN_CHARS``). The shape budget stays that of the operation's own limit."""
+    cfg: Config = current_app.extensions["referee.config"]
+    name = operation or (request.endpoint or "").rpartition(".")[2]
+    extra = MAX_TOKEN_CHARS if cfg.sealed and name in _TOKEN_OPERATIONS else 0
+    return body_limit(name) + extra
 
 
 def _too_large(limit: int) -> ApiError:
@@ -134,7 +148,7 @@ def _read(limit: int) -> bytes:
 def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
     """The request's JSON object, shape-checked by ``schema`` (400 / 413 / 415 otherwise)."""
     limit = body_limit()
-    raw = _read(limit)
+    raw = _read(read_limit())
     if not raw.strip():
         if allow_empty:
             return {}

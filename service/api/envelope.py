@@ -21,13 +21,18 @@ def envelope(
     viewer: Seat | None,
     sealer: Sealer | None = None,
     match_id: str | None = None,
+    *,
+    seal: bool = True,
+    public: bool = False,
 ) -> dict[str, Any]:
     """``state`` as ``viewer`` may see it (None: the full state in open mode, the public view sealed).
 
     Open mode without a viewer gets the full state and every legal move; a viewer gets its view and
-    its own moves; sealed mode without a viewer gets the public view and no moves, plus the token.
+    its own moves; sealed mode without a viewer gets the public view and no moves, plus the token
+    (``seal``; the table, api/table.py, seals its answers itself: padded, with the match's data).
+    ``public``: the public view even in open mode (a replayed record's verdict).
     """
-    full = sealer is None and viewer is None
+    full = sealer is None and viewer is None and not public
     if full:
         wire_state = codec.dump_state(state)
         legal = engine.legal_moves(state)
@@ -45,7 +50,7 @@ def envelope(
         "scores": to_wire(engine.scores(state, viewer)),
         "winner": None if outcome is None else sorted(outcome.winners),
     }
-    if sealer is not None:
+    if sealer is not None and seal:
         assert match_id is not None
         env["token"] = sealer.seal(engine.GAME_ID, match_id, codec.pack(state))
     return env

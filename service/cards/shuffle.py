@@ -12,18 +12,26 @@ never change with the Python version::
 ``("slapjack", seed, count)``; each part is written with ``str()`` (plain decimal for integers).
 Deals use the key ``("deal", seed)`` and start from the game's pack in canonical order (packs.py); deal k
 of a match seeded with s uses seed ``s + k - 1``. Golden values are pinned in tests/test_cards.py.
+
+``keyed_shuffle`` is the same Fisher–Yates with a secret: j comes from HMAC-SHA256 under a 32-byte
+key instead of a bare SHA-256, so nobody without the key can predict it. A sealed match's deals use
+it with its match secret (``secret_deal_deck``: the message ``"deal:" + k + ":" + i``; the algorithm
+``KEYED_ALGORITHM``, README "Fair play"); golden values are pinned in tests/fairplay/test_deal.py.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from collections.abc import Sequence
 from typing import Final, TypeVar
 
-__all__ = ["MAX_SEED", "deal_deck", "seeded_shuffle"]
+__all__ = ["KEYED_ALGORITHM", "MAX_SEED", "deal_deck", "keyed_shuffle", "secret_deal_deck", "seeded_shuffle"]
 
 T = TypeVar("T")
 MAX_SEED: Final = 2**53 - 1  # seeds stay exact in every JSON client (I-JSON, RFC 7493)
+KEYED_ALGORITHM: Final = "hmac-sha256-fisher-yates/1"
+"""Name and version of ``keyed_shuffle`` as the ``fairness.algorithm`` of a sealed match."""
 
 
 def seeded_shuffle(items: Sequence[T], *key: str | int) -> tuple[T, ...]:
@@ -43,3 +51,26 @@ def seeded_shuffle(items: Sequence[T], *key: str | int) -> tuple[T, ...]:
 def deal_deck(pack: Sequence[T], seed: int) -> tuple[T, ...]:
     """The deck (top card first) of a deal shuffled with ``seed``."""
     return seeded_shuffle(pack, "deal", seed)
+
+
+def keyed_shuffle(items: Sequence[T], key: bytes, *parts: str | int) -> tuple[T, ...]:
+    """``items`` permuted by Fisher–Yates where j = first 8 bytes (big-endian) of
+    HMAC-SHA256(key, ``":".join(parts) + ":" + i``) mod (i + 1), for i from n-1 down to 1."""
+    if any(isinstance(k, int) and k < 0 for k in parts):
+        raise ValueError("counters must be non-negative integers")
+    out = list(items)
+    head = (":".join(str(k) for k in parts) + ":").encode("ascii")
+    mac = hmac.new(key, digestmod=hashlib.sha256)
+    for i in range(len(out) - 1, 0, -1):
+        h = mac.copy()
+        h.update(head + str(i).encode("ascii"))
+        j = int.from_bytes(h.digest()[:8], "big") % (i + 1)
+        out[i], out[j] = out[j], out[i]
+    return tuple(out)
+
+
+def secret_deal_deck(pack: Sequence[T], secret: bytes, deal: int) -> tuple[T, ...]:
+    """The deck (top card first) of deal ``deal`` (1, 2, ...) of a sealed match with ``secret``."""
+    if deal < 1:
+        raise ValueError("deals are numbered from 1")
+    return keyed_shuffle(pack, secret, "deal", deal)

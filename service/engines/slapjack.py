@@ -16,7 +16,7 @@ from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52
-from ..cards.shuffle import MAX_SEED, seeded_shuffle
+from ..cards.shuffle import MAX_SEED, keyed_shuffle, seeded_shuffle
 from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
 from .claims import (
     BatchClaim,
@@ -41,7 +41,14 @@ DEFAULT_PLAYERS: Final = 2
 DRAWS_SEED: Final = True
 """§4: ``shuffle_seed`` is the creation ``seed``, or a random integer when none is given. Engines
 draw no randomness, so the service draws it (``new``); without one (``replay`` of a deck, direct
-engine use) ``new_game`` derives it from the deck, which keeps a replay reproducible."""
+engine use) ``new_game`` derives it from the deck, which keeps a replay reproducible.
+
+A sealed match passes its match secret instead (``new_game(..., secret=...)``, kept in
+``shuffle_key``): shuffle c (0, 1, ...) is then ``keyed_shuffle(stock, secret, "slapjack", c)``, so a
+verifier who learns the secret at the end recomputes every shuffle. ``shuffle_key`` is never in a
+view, an event or the open-mode wire form."""
+USES_SECRET: Final = True
+"""``new_game`` takes the match secret of a sealed match (README "Fair play")."""
 MOVE_TYPES: Final = ("flip", "slap", "slaps")
 PACK: Final = full_52()
 JACK: Final = "J"
@@ -154,6 +161,8 @@ class State(NamedTuple):
     winner: Seat | None
     last_result: Result | None
     seq: int = 0
+    shuffle_key: str | None = None
+    """A sealed match's secret (hex) when it drives the §6.6 shuffles; None: ``shuffle_seed`` does."""
 
 
 # --- moves (§6) -------------------------------------------------------------------------------
@@ -192,8 +201,9 @@ def _derived_seed(deck: Sequence[Card]) -> int:
     return int.from_bytes(digest[:8], "big") & MAX_SEED
 
 
-def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
-    """§4: deal the whole deck from eldest. Raises BadSetup."""
+def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None, secret: bytes | None = None) -> State:
+    """§4: deal the whole deck from eldest. Raises BadSetup. ``secret`` (a sealed match's, when no
+    seed was given) keys the §6.6 shuffles instead of a seed."""
     if players not in PLAYER_COUNTS:
         raise BadSetup("invalid_players", f"Slapjack is for 2 to 8 players, not {players}.", _rule("2"))
     if not 0 <= options.dealer < players:
@@ -216,6 +226,7 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
         shuffle_count=0,
         winner=None,
         last_result=None,
+        shuffle_key=secret.hex() if secret is not None and seed is None else None,
     )
 
 
@@ -386,7 +397,10 @@ def _capture(state: State, verdict: Verdict, events: list[Event]) -> State:
     shuffle_count = state.shuffle_count
     shuffled = state.options.shuffle_won
     if shuffled:  # §6.6
-        stock = seeded_shuffle(stock, GAME_ID, state.shuffle_seed, shuffle_count)
+        if state.shuffle_key is not None:
+            stock = keyed_shuffle(stock, bytes.fromhex(state.shuffle_key), GAME_ID, shuffle_count)
+        else:
+            stock = seeded_shuffle(stock, GAME_ID, state.shuffle_seed, shuffle_count)
         shuffle_count += 1
     stocks = list(state.stocks)
     stocks[w] = stock

@@ -157,6 +157,7 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     """The full state's wire form (§5), with the derived ``cards_held`` unless ``derived`` is off."""
     out = wire_record(GAME_ID, engine.RULES_VERSION, state)
     out["last_result"] = to_wire(engine.result_wire(state.last_result))
+    del out["shuffle_key"]  # a sealed match's secret: only ever inside its token
     if derived:
         out.update(engine.derived(state))
     return out

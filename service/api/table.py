@@ -1,0 +1,400 @@
+"""Sealed-mode access in one home: a view calls ``Table.begin`` (or ``Table.create``) once, and the
+table opens the token (or checks the plain state), authorizes the actor, checks the ledger, fills in
+what the service decides (decks from the match secret, the server clock of timed claims), records
+the accepted move, and seals the answer with its fairness commitment, padded, and, once the match is
+finished, with its signed record. Open mode goes through the same calls and skips what it has not.
+
+Views stay thin: ``load → engine → answer``. No rules here: engines judge moves.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from flask import current_app, g, request
+
+from ..cards.shuffle import MAX_SEED, deal_deck
+from ..config import Config
+from ..engines.base import BadSetup, RulesError, Seat
+from ..engines.claims import MAX_AT, BatchClaim, Flip, SingleClaim
+from ..engines.moves import NextDeal
+from ..fairness import deck_for_deal, fairness, new_secret
+from ..ledger import LedgerUnavailable, open_ledger
+from ..records import RECORD_FORMAT, Signer, canonical, parse_signing_key, result_of, signing_key_from_seal_key
+from ..schemas import GameCodec
+from ..schemas.common import parse_deck, to_wire
+from ..sealing import TABLE, BadToken, Match, Sealer
+from .envelope import envelope
+from .problems import ApiError
+
+__all__ = ["Table", "fair_play", "now_ms", "pad_target"]
+
+_SYSTEM_RANDOM = secrets.SystemRandom()
+
+
+def now_ms() -> int:
+    """The server clock (ms since the Unix epoch): read here, at the edge, never in an engine."""
+    return time.time_ns() // 1_000_000
+
+
+# --- the app's fair-play services (built once per process, on first use) ---------------------
+
+
+_LOCK = threading.RLock()
+
+
+class FairPlay:
+    """The signer (records, verdicts, ``/v1/keys``) and the ledger of this app."""
+
+    def __init__(self, cfg: Config, sealer: Sealer | None) -> None:
+        if cfg.signing_keys:
+            keys = [parse_signing_key(k) for k in cfg.signing_keys]
+        elif sealer is not None:
+            keys = [signing_key_from_seal_key(k) for k in sealer.raw_keys]
+        else:
+            keys = []
+        self.signer: Signer | None = Signer(keys) if keys else None
+        self._ledger_url = cfg.ledger_url if sealer is not None else None
+        self._ledger_ttl = cfg.ledger_ttl
+        self._ledger: Any = None
+
+    @property
+    def ledger(self) -> Any:
+        """The ledger (None without ``REFEREE_LEDGER_URL``), opened on first use; 503 if it cannot be."""
+        if self._ledger is None and self._ledger_url is not None:
+            with _LOCK:
+                if self._ledger is None:
+                    try:
+                        self._ledger = open_ledger(self._ledger_url, self._ledger_ttl)
+                    except LedgerUnavailable:
+                        raise ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.") from None
+        return self._ledger
+
+    def jwks(self) -> dict[str, Any]:
+        return self.signer.jwks() if self.signer is not None else {"keys": []}
+
+
+def fair_play() -> FairPlay:
+    """This app's ``FairPlay`` (made on first use)."""
+    ext = current_app.extensions
+    found: FairPlay | None = ext.get("referee.fairplay")
+    if found is None:
+        with _LOCK:
+            found = ext.get("referee.fairplay")
+            if found is None:
+                found = FairPlay(ext["referee.config"], ext["referee.sealer"])
+                ext["referee.fairplay"] = found
+    return found
+
+
+def _config() -> Config:
+    return current_app.extensions["referee.config"]  # type: ignore[no-any-return]
+
+
+def _sealer() -> Sealer | None:
+    return current_app.extensions["referee.sealer"]  # type: ignore[no-any-return]
+
+
+def fixed_decks_allowed(what: str) -> None:
+    """Sealed mode refuses client decks and seeds unless the operator allows them (403)."""
+    if _sealer() is not None and not _config().allow_fixed_decks:
+        raise ApiError(403, "fixed_deck_forbidden", f"{what} is refused in sealed mode unless the operator allows fixed decks.")
+
+
+# --- padding: token length from public facts only -----------------------------------------------
+
+PAD_STEP: Final = 1024
+"""Plaintext sizes are multiples of this (bytes)."""
+PAD_BASE: Final = 2048
+PAD_PER_SEAT: Final = 64
+"""Bytes for the token's fixed part and the state at ``seq`` 0 (the largest seen over random matches
+of every game and player count is under 1.4 KiB, a fixed first deal adds 0.3 KiB)."""
+PAD_PER_MOVE: Final = {
+    "schnapsen": 48, "seven_up": 88, "california_jack": 48, "yukon": 48, "stukolka": 64,
+    "bragging": 56, "slapjack": 104, "snap": 104, "russian_bank": 88,
+}
+"""Bytes per ``seq``: the longest recorded move of the game seen over random matches plus the growth
+of its state per move (finished deals' results), rounded up (bench/record_cost.py measures them)."""
+
+
+def pad_target(game: str, players: int, seq: int) -> int:
+    """The plaintext length of a sealed token of ``game`` with ``players`` seats at ``seq``: a
+    function of these public facts only. Content that outgrows it (never seen over the suite's
+    random matches; possible with long batches of judges' claims) grows by whole ``PAD_STEP``s."""
+    raw = PAD_BASE + PAD_PER_SEAT * players + PAD_PER_MOVE.get(game, 128) * seq
+    return -(-raw // PAD_STEP) * PAD_STEP
+
+
+# --- the table ------------------------------------------------------------------------------
+
+
+class Table:
+    """One request's game: its state, and in sealed mode its match, who is acting and viewing."""
+
+    def __init__(self, engine: Any, codec: GameCodec, state: Any, match: Match | None, who: Seat | str | None = None) -> None:
+        self.engine = engine
+        self.codec = codec
+        self.state = state
+        self.match = match
+        self.who = who  # sealed mode: the seat (or TABLE) whose X-Seat-Key came with the request
+        self.viewer: Seat | None = None
+        self.replayed = False
+        self._filled_deck = False
+
+    @property
+    def sealed(self) -> bool:
+        return self.match is not None
+
+    # --- entering ---------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, engine: Any, codec: GameCodec, body: Mapping[str, Any], *, replay: bool = False) -> tuple[Table, list[Any]]:
+        """A new game from a ``new`` body: players, options, then the first deal (§4.1).
+
+        Open mode: the client's ``deck``, else the ``seed``'s shuffle, else the CSPRNG; a game whose
+        rules need a seed (Slapjack's shuffles) gets one. Sealed mode: a new match with a fresh
+        secret that deals every deck and keys every shuffle, unless the operator allows fixed decks
+        and the client fixed the first deal (then ``setup`` records it).
+
+        ``replay`` (a move log judged from a fixed deal): nothing is drawn that the log does not
+        fix, so the same log always gets the same verdict; the answer carries no record.
+        """
+        if "deck" in body or "seed" in body:
+            fixed_decks_allowed("A fixed deck or seed")
+        players = body.get("players", engine.DEFAULT_PLAYERS)
+        if players not in engine.PLAYER_COUNTS:
+            allowed = ", ".join(map(str, engine.PLAYER_COUNTS))
+            raise BadSetup("invalid_players", f"{engine.NAME} is for {allowed} players, not {players}.")
+        options = codec.load_options(body.get("options"))
+        pack = engine.pack(options, players)
+        seed = body.get("seed")
+        sealer = _sealer()
+        if sealer is None:
+            if "deck" in body:
+                deck = parse_deck(body["deck"], pack)
+            elif seed is not None:
+                deck = deal_deck(pack, seed)
+            else:
+                deck = tuple(_SYSTEM_RANDOM.sample(pack, len(pack)))
+            if seed is None and not replay and getattr(engine, "DRAWS_SEED", False):
+                seed = _SYSTEM_RANDOM.randrange(MAX_SEED + 1)
+            state = engine.new_game(options, players, deck, seed)
+            return cls(engine, codec, state, None), engine.initial_events(state)
+        match_id = secrets.token_urlsafe(16)
+        secret = new_secret()
+        setup: dict[str, Any] | None = None
+        if "deck" in body:
+            deck = parse_deck(body["deck"], pack)
+            setup = {"deck": [str(c) for c in deck]}
+            if seed is not None:
+                setup["seed"] = seed
+        else:
+            deck = deck_for_deal(pack, 1, secret, seed)
+            if seed is not None:
+                setup = {"seed": seed}
+        if getattr(engine, "USES_SECRET", False) and not replay:
+            state = engine.new_game(options, players, deck, seed, secret=None if seed is not None else secret)
+        else:
+            state = engine.new_game(options, players, deck, seed)
+        table = cls(engine, codec, state, Match(match_id, secret, now_ms(), setup), TABLE)
+        table.replayed = replay
+        return table, engine.initial_events(state)
+
+    @classmethod
+    def begin(cls, engine: Any, codec: GameCodec, body: Mapping[str, Any], *, current: bool = True) -> Table:
+        """The request's game: a token in sealed mode (opened, then checked against the ledger when
+        ``current``), a checked plain state in open mode; then ``expected_seq`` and ``?as=``."""
+        sealer = _sealer()
+        if sealer is not None:
+            if "token" not in body:
+                raise ApiError(403, "token_required", "This service runs sealed: send the token, not a plain state.")
+            try:
+                match, packed = sealer.open(engine.GAME_ID, body["token"])
+                state = codec.unpack(packed)  # sealed by us: trusted, no re-validation
+            except (BadToken, ValueError):
+                raise ApiError(403, "bad_state_token", "The token was not sealed by this service for this game.") from None
+            presented = request.headers.get("X-Seat-Key", "")
+            who = sealer.identify(match.match_id, engine.players(state), presented) if presented else None
+            table = cls(engine, codec, state, match, who)
+        else:
+            if "token" in body:
+                raise ApiError(400, "invalid_request", "This service runs open: send the plain state.", {"token": ["open mode takes state"]})
+            table = cls(engine, codec, codec.load_state(body["state"]), None)
+        expected = body.get("expected_seq")
+        if expected is not None and expected != table.state.seq:
+            raise RulesError("stale_state", f"expected_seq {expected} does not match the state's seq {table.state.seq}.")
+        table.view_as()
+        if current:
+            table._check_ledger()
+        return table
+
+    def view_as(self) -> None:
+        """Answer as the ``?as=`` seat: 422 invalid_player when it names no seat; sealed: its key."""
+        raw = request.args.get("as")
+        if raw is None:
+            return
+        n = self.engine.players(self.state)
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 3) or not 0 <= int(raw) < n:
+            raise RulesError("invalid_player", f"as={raw!r} names no seat 0..{n - 1} of this game.")
+        seat = int(raw)
+        if self.sealed and self.who != TABLE:  # a match just created answers as any seat (its creator holds every key)
+            self._authorize(seat)
+        self.viewer = seat
+
+    def _authorize(self, needed: Seat) -> None:
+        """Sealed mode: ``X-Seat-Key`` must be ``needed``'s key or the table key (403 otherwise)."""
+        if not request.headers.get("X-Seat-Key"):
+            raise ApiError(403, "seat_key_required", f"Acting or viewing as seat {needed} needs that seat's X-Seat-Key.")
+        if self.who != TABLE and self.who != needed:
+            raise ApiError(403, "bad_seat_key", f"X-Seat-Key is not the key of seat {needed} of this match.")
+
+    def _check_ledger(self) -> None:
+        """With a ledger, a token older than the match's latest is refused (409), for every use."""
+        if self.match is None:
+            return
+        ledger = fair_play().ledger
+        if ledger is None:
+            return
+        try:
+            ok = ledger.current(self.match.match_id, self.state.seq)
+        except LedgerUnavailable:
+            raise ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.") from None
+        if not ok:
+            raise ApiError(409, "token_superseded", "A later move of this match was already accepted: this token is no longer current.")
+
+    # --- acting -----------------------------------------------------------------------------
+
+    def move(self, raw_move: dict[str, Any]) -> Any:
+        """The parsed move as the engine gets it: sealed mode checks the actor's key against the
+        move's seat, stamps a seat's own flips and claims with the server clock, and every
+        ``next_deal`` without a deck gets the next deal (from the seed, or the match secret)."""
+        g.raw_move = raw_move
+        players = self.engine.players(self.state)
+        if self.sealed and isinstance(self.who, int):
+            raw_move = self._stamped(raw_move)
+        move = self.codec.load_move(raw_move, players)
+        if self.sealed:
+            self._authorize_move(move)
+        return self._fill_deck(move)
+
+    def _stamped(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """A timed move sent with a seat's own key, with ``at`` = ms since the match began (never
+        before the last flip: instances' clocks may differ slightly). The client's ``at`` is ignored."""
+        classes = getattr(self.engine, "MOVE_CLASSES", {})
+        cls = classes.get(raw.get("type")) if isinstance(raw.get("type"), str) else None
+        if cls is None or not issubclass(cls, (Flip, SingleClaim, BatchClaim)):
+            return raw
+        assert self.match is not None
+        last = getattr(self.state, "last_flip_at", None) or 0
+        at = min(MAX_AT, max(now_ms() - self.match.t0, last))
+        if issubclass(cls, BatchClaim):
+            claims = raw.get("claims")
+            if not isinstance(claims, list):
+                return raw
+            return {**raw, "claims": [{**c, "at": at} if isinstance(c, dict) else c for c in claims]}
+        return {**raw, "at": at}
+
+    def _authorize_move(self, move: Any) -> None:
+        presented = request.headers.get("X-Seat-Key", "")
+        claims = getattr(move, "claims", None)  # a batch of claims (slaps, snaps) names no single player
+        claimants = {c.player for c in claims} if claims else set()
+        if len(claimants) == 1:
+            self._authorize(claimants.pop())
+        elif claimants:  # claims of several seats: only the table (the judges) may send them together
+            if not presented or self.who != TABLE:
+                code = "bad_seat_key" if presented else "seat_key_required"
+                raise ApiError(403, code, "Claims of several seats in one move need the table key in X-Seat-Key.")
+        elif move.player is not None:
+            self._authorize(move.player)
+        else:  # an unreadable seat: the engine refuses the move, but only for a player of this match
+            if not presented:
+                raise ApiError(403, "seat_key_required", "Acting needs an X-Seat-Key of this match.")
+            if self.who is None:
+                raise ApiError(403, "bad_seat_key", "X-Seat-Key is not a key of this match.")
+
+    def _fill_deck(self, move: Any, from_client: bool = True) -> Any:
+        if not isinstance(move, NextDeal):
+            return move
+        if move.deck is not None:
+            if from_client:
+                fixed_decks_allowed("A deck in next_deal")
+            return move
+        state = self.state
+        pack = self.engine.pack(state.options, self.engine.players(state))
+        k = state.deal_number + 1
+        if self.match is not None:
+            seed = (self.match.setup or {}).get("seed")
+            deck = deck_for_deal(pack, k, self.match.secret, seed)
+        else:
+            seed = getattr(state, "seed", None)
+            deck = deal_deck(pack, seed + k - 1) if seed is not None else tuple(_SYSTEM_RANDOM.sample(pack, len(pack)))
+        self._filled_deck = True
+        return NextDeal(move.player, deck)
+
+    def accept(self, move: Any, new_state: Any) -> None:
+        """Make ``new_state`` (after ``move``) this table's: with a ledger, the compare-and-set that
+        lets exactly one move from a token win (409 for the others); the move joins the record."""
+        if self.match is not None:
+            ledger = fair_play().ledger
+            if ledger is not None:
+                try:
+                    won = ledger.advance(self.match.match_id, self.state.seq)
+                except LedgerUnavailable:
+                    raise ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.") from None
+                if not won:
+                    raise ApiError(409, "token_superseded", "A later move of this match was already accepted: this token is no longer current.")
+            wire = to_wire(move)
+            if isinstance(move, NextDeal) and self._filled_deck:
+                wire.pop("deck", None)  # dealt from the secret: recomputed, not recorded
+            self.match = self.match.with_move(canonical(wire))
+        self.state = new_state
+
+    # --- answering --------------------------------------------------------------------------
+
+    def answer(self, events: Sequence[Any], *, keys: bool = False) -> dict[str, Any]:
+        """The envelope for this table's state as ``self.viewer`` may see it; sealed mode adds the
+        padded token, ``fairness`` and, once finished, the signed ``record`` (and on ``new`` the keys)."""
+        sealer = _sealer()
+        env = envelope(self.engine, self.codec, self.state, events, self.viewer, sealer, None, seal=False)
+        if sealer is None or self.match is None:
+            return env
+        engine, state, match = self.engine, self.state, self.match
+        players = engine.players(state)
+        env["token"] = sealer.seal(
+            engine.GAME_ID, match.match_id, self.codec.pack(state), match, pad_to=pad_target(engine.GAME_ID, players, state.seq)
+        )
+        finished = engine.status(state) == "finished"
+        env["fairness"] = fairness(match.secret, match.match_id, finished)
+        if finished and not self.replayed:
+            signer = fair_play().signer
+            if signer is not None:
+                env["record"] = signer.sign(self.record())
+        if keys:
+            env["seat_keys"] = [sealer.seat_key(match.match_id, s) for s in range(players)]
+            env["table_key"] = sealer.seat_key(match.match_id, TABLE)
+        return env
+
+    def record(self) -> dict[str, Any]:
+        """The finished match as data (records.py), unsigned."""
+        import json
+
+        assert self.match is not None
+        engine, state, match = self.engine, self.state, self.match
+        doc: dict[str, Any] = {
+            "format": RECORD_FORMAT,
+            "game": engine.GAME_ID,
+            "rules_version": engine.RULES_VERSION,
+            "players": engine.players(state),
+            "options": to_wire(state.options) if hasattr(state, "options") else {},
+            "match_id": match.match_id,
+            "fairness": fairness(match.secret, match.match_id, True),
+            "moves": json.loads("[" + match.moves + "]"),
+            "result": result_of(engine, state),
+        }
+        if match.setup:
+            doc["setup"] = match.setup
+        return doc

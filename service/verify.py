@@ -1,0 +1,65 @@
+"""Verify a signed match record (or a signed replay verdict) offline, without a server.
+
+    python3 -m service.verify record.json --keys keys.json
+
+``keys.json`` is the JWK Set the service publishes at ``GET /v1/keys``. For a record it checks the
+Ed25519 signature, the commitment against the revealed secret, rebuilds every deal from the secret,
+replays every move with this package's engines and compares the result with the recorded one. For
+a verdict (``format`` card-referee-verdict/1) it checks the signature. Exit status 0 when
+everything holds, 1 with the reason on stderr otherwise, 2 for unusable arguments or files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from .records import RECORD_FORMAT, VERDICT_FORMAT, RecordError, adjudicate, check_signature, public_keys
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m service.verify", description="Verify a Card Referee match record offline.")
+    parser.add_argument("record", help="the record (or verdict) JSON file; '-' reads standard input")
+    parser.add_argument("--keys", required=True, help="the JWK Set file (GET /v1/keys)")
+    args = parser.parse_args(argv)
+    try:
+        text = sys.stdin.read() if args.record == "-" else open(args.record, encoding="utf-8").read()  # noqa: SIM115
+        doc = json.loads(text)
+        with open(args.keys, encoding="utf-8") as f:
+            keys = public_keys(json.load(f))
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not keys:
+        print("error: the key file holds no Ed25519 key (expected a JWK Set: {\"keys\": [...]})", file=sys.stderr)
+        return 2
+    if isinstance(doc, dict) and isinstance(doc.get("record"), dict) and "format" not in doc:
+        doc = doc["record"]  # a whole finished envelope: its record
+    kind = doc.get("format") if isinstance(doc, dict) else None
+    try:
+        if kind == VERDICT_FORMAT:
+            check_signature(doc, keys)
+            print(f"verdict OK: signed by {doc['key_id']}; result_matches={doc.get('result_matches')}")
+            return 0
+        verdict = adjudicate(doc, keys)
+    except RecordError as exc:
+        print(f"FAILED ({exc.code}): {exc.detail}", file=sys.stderr)
+        return 1
+    if verdict.first_illegal is not None:
+        bad = verdict.first_illegal
+        print(f"FAILED (illegal_move): move {bad['index']} {json.dumps(bad['move'])} is refused: {bad['error']['code']}", file=sys.stderr)
+        return 1
+    if not verdict.result_matches:
+        print(f"FAILED (result_mismatch): replayed {json.dumps(verdict.result)}, recorded {json.dumps(doc['result'])}", file=sys.stderr)
+        return 1
+    print(
+        f"record OK ({RECORD_FORMAT}): {doc['game']} match {doc['match_id']}, signature by {doc['key_id']}, "
+        f"commitment holds, {verdict.moves_total} moves replayed from the revealed secret, result {json.dumps(verdict.result)}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

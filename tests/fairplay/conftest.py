@@ -1,0 +1,99 @@
+"""Fixtures of the fair-play tests: a real ``redis-server`` (Debian package) on 127.0.0.1, started
+and stopped by the tests, and sealed apps with a SQLite or Redis ledger.
+
+Ports: 18500-18599 (18500 + 10 × the xdist worker number + offset), so parallel workers never
+share a Redis. Without ``redis-server`` on the PATH the Redis tests skip and say why (``.ci/run``
+installs it).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from flask import Flask
+
+from tests.conftest import KEY_NEW, KEY_OLD, make_app
+
+
+def port(offset: int) -> int:
+    """A port of this worker's block of the fair-play range (18500-18599)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+    n = int(worker[2:]) if worker[2:].isdigit() else 0
+    return 18500 + 10 * (n % 10) + offset
+
+
+class RedisServer:
+    """One ``redis-server`` on 127.0.0.1 without persistence; ``stop``/``start`` for outage tests."""
+
+    def __init__(self, tmp: Path, port_number: int) -> None:
+        self.port = port_number
+        self.url = f"redis://127.0.0.1:{port_number}/0"
+        self.tmp = tmp
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        exe = shutil.which("redis-server")
+        assert exe is not None
+        self.proc = subprocess.Popen(
+            [exe, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(self.tmp)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(16).startswith(b"+PONG"):
+                        return
+            except OSError:
+                pass
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"redis-server did not start on port {self.port}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(timeout=5)
+        self.proc = None
+
+
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)")
+    server = RedisServer(tmp_path_factory.mktemp("redis"), port(0))
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module", params=["sqlite", "redis"])
+def ledger_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Flask:
+    """Sealed mode as in production (no fixed decks) with a ledger in SQLite or in Redis."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('ledger') / 'ledger.db'}"
+    else:
+        url = request.getfixturevalue("redis_server").url
+    return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD], LEDGER_URL=url)
+
+
+@pytest.fixture(scope="module")
+def fair_app() -> Flask:
+    """Sealed mode as in production, without a ledger."""
+    return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD])

@@ -1,0 +1,140 @@
+"""The rewind guard on real stores (issue 13, item 5): the ledger's compare-and-set in SQLite and
+in a real ``redis-server``, expiry, two gunicorn instances sharing keys and the Redis ledger with
+many threads racing one token (exactly one move wins), and Redis stopped mid-run (503
+``ledger_unavailable``, never 200)."""
+
+from __future__ import annotations
+
+import functools
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.fernet import Fernet
+
+from service.ledger import LedgerUnavailable, RedisLedger, SqliteLedger, check_url, open_ledger
+from tests.fairplay.conftest import RedisServer, port
+from tests.servers import Gunicorn, call
+
+
+def _store(kind: str, tmp_path: Path, request: pytest.FixtureRequest, ttl: int = 3600) -> Any:
+    if kind == "sqlite":
+        return SqliteLedger(str(tmp_path / "l.db"), ttl)
+    return RedisLedger(request.getfixturevalue("redis_server").url, ttl)
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_compare_and_set(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    led = _store(kind, tmp_path, request)
+    m = f"cas-{kind}-{time.monotonic_ns()}"
+    assert led.current(m, 0) and led.current(m, 7)  # unknown: current
+    assert led.advance(m, 0)
+    assert not led.advance(m, 0)  # the same token again
+    assert led.current(m, 1) and not led.current(m, 0)
+    assert led.advance(m, 1) and not led.advance(m, 1) and not led.advance(m, 0)
+    assert led.advance(f"{m}-other", 5)  # matches are independent
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_entries_expire(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    led = _store(kind, tmp_path, request, ttl=1)
+    m = f"ttl-{kind}-{time.monotonic_ns()}"
+    assert led.advance(m, 0) and not led.current(m, 0)
+    time.sleep(1.2)
+    assert led.current(m, 0)  # expired: unknown again, so the store stays bounded
+
+
+def test_threads_racing_on_sqlite(tmp_path: Path) -> None:
+    led = SqliteLedger(str(tmp_path / "race.db"), 3600)
+    wins = []
+    barrier = threading.Barrier(12)
+
+    def go() -> None:
+        barrier.wait(timeout=10)
+        wins.append(led.advance("race", 0))
+
+    threads = [threading.Thread(target=go) for _ in range(12)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=20)
+    assert wins.count(True) == 1 and len(wins) == 12
+
+
+def test_urls() -> None:
+    assert check_url("redis://127.0.0.1:6379/0") is None and check_url("sqlite:////tmp/x.db") is None
+    assert check_url("http://x") and check_url("sqlite://") and check_url("redis:///0")
+    with pytest.raises(ValueError):
+        open_ledger("mysql://x")
+
+
+def test_unreachable_redis_raises() -> None:
+    led = RedisLedger(f"redis://127.0.0.1:{port(9)}/0", 60)  # nothing listens there
+    with pytest.raises(LedgerUnavailable):
+        led.advance("m", 0)
+    with pytest.raises(LedgerUnavailable):
+        led.current("m", 0)
+
+
+def _gunicorn(tmp: Path, name: str, env: dict[str, str], offset: int) -> Gunicorn:
+    g = Gunicorn(tmp, workers=2, env=env, name=name)
+    g.port = port(offset)
+    g.url = f"http://127.0.0.1:{g.port}"
+    g.env["REFEREE_BIND"] = f"127.0.0.1:{g.port}"
+    g.wait_ready = functools.partial(Gunicorn.wait_ready, g, 120)  # type: ignore[method-assign]  # a busy machine
+    return g
+
+
+def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    redis = RedisServer(tmp_path, port(1))
+    redis.start()
+    env = {"REFEREE_SEAL_KEYS": Fernet.generate_key().decode(), "REFEREE_LEDGER_URL": redis.url, "REFEREE_GRACEFUL_TIMEOUT": "3"}
+    try:
+        a, b = _gunicorn(tmp_path, "a", env, 2), _gunicorn(tmp_path, "b", env, 3)
+        with ExitStack() as stack:
+            for g in (a, b):
+                stack.callback(g.__exit__, None, None, None)  # stopped even when the other never got ready
+            with ThreadPoolExecutor(2) as pool:  # start both at once (each waits until its workers are ready)
+                for started in [pool.submit(g.__enter__) for g in (a, b)]:
+                    started.result()
+            status, new = call(f"{a.url}/v1/games/schnapsen/new", {})
+            assert status == 201
+            k1 = new["seat_keys"][1]
+            status, view = call(f"{b.url}/v1/games/schnapsen/state?as=1", {"token": new["token"]}, {"X-Seat-Key": k1})
+            plays = [m for m in view["legal_moves"] if m["type"] == "play"]
+            results: list[int] = []
+            barrier = threading.Barrier(16)
+
+            def race(i: int) -> None:
+                url = (a.url, b.url)[i % 2]
+                barrier.wait(timeout=20)
+                st, _ = call(f"{url}/v1/games/schnapsen/moves", {"token": new["token"], "move": plays[i % len(plays)]}, {"X-Seat-Key": k1})
+                results.append(st)
+
+            threads = [threading.Thread(target=race, args=(i,)) for i in range(16)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(timeout=60)
+            assert len(results) == 16
+            assert results.count(200) == 1 and results.count(409) == 15, results
+            # Redis goes away mid-match: every sealed move is refused with 503, never accepted
+            status, _ = call(f"{a.url}/v1/games/schnapsen/state?as=1", {"token": new["token"]}, {"X-Seat-Key": k1})
+            assert status == 409
+            redis.stop()
+            for url in (a.url, b.url, a.url):
+                st, body = call(f"{url}/v1/games/schnapsen/moves", {"token": new["token"], "move": plays[0]}, {"X-Seat-Key": k1})
+                assert st == 503 and body["code"] == "ledger_unavailable", body
+                st, body = call(f"{url}/v1/games/schnapsen/state", {"token": new["token"]})
+                assert st == 503
+            assert call(f"{a.url}/readyz")[0] == 200  # the service itself stays up
+    finally:
+        redis.stop()
