@@ -249,32 +249,3 @@ def _fair_play(env: Mapping[str, str], overrides: Mapping[str, Any]) -> dict[str
     if not 60 <= ttl <= 366 * 24 * 3600:
         raise ConfigError("REFEREE_LEDGER_TTL must be between 60 seconds and 366 days")
     return {"signing_keys": tuple(signing), "ledger_url": None if url is None else str(url), "ledger_ttl": ttl}
-
-
-def _fair_play(env: Mapping[str, str], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """``REFEREE_SIGNING_KEYS``, ``REFEREE_LEDGER_URL``, ``REFEREE_LEDGER_TTL`` (overrides:
-    ``SIGNING_KEYS``, ``LEDGER_URL``, ``LEDGER_TTL``), checked."""
-    from .ledger import check_url
-    from .records import parse_signing_key
-
-    signing = overrides.get("SIGNING_KEYS", env.get("REFEREE_SIGNING_KEYS", ""))
-    if isinstance(signing, str):
-        signing = [k.strip() for k in signing.split(",") if k.strip()]
-    for i, key in enumerate(signing):
-        try:
-            parse_signing_key(key)
-        except ValueError:
-            raise ConfigError(f"REFEREE_SIGNING_KEYS entry {i} is not a base64url Ed25519 private key (32 bytes)") from None
-    url = overrides.get("LEDGER_URL", env.get("REFEREE_LEDGER_URL", "")) or None
-    if url is not None:
-        problem = check_url(str(url))
-        if problem:
-            raise ConfigError(f"REFEREE_LEDGER_URL: {problem}")
-    raw_ttl = overrides.get("LEDGER_TTL", env.get("REFEREE_LEDGER_TTL", str(7 * 24 * 3600)))
-    try:
-        ttl = int(raw_ttl)
-    except (TypeError, ValueError):
-        raise ConfigError(f"REFEREE_LEDGER_TTL must be an integer number of seconds, not {raw_ttl!r}") from None
-    if not 60 <= ttl <= 366 * 24 * 3600:
-        raise ConfigError("REFEREE_LEDGER_TTL must be between 60 seconds and 366 days")
-    return {"signing_keys": tuple(signing), "ledger_url": None if url is None else str(url), "ledger_ttl": ttl}

@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from marshmallow import ValidationError
 
 from service.engines import ENGINES, bragging, stukolka
+from service.engines.base import RulesError
 from service.schemas import SCHEMAS
 from service.schemas.common import to_wire
 from tests.playouts import random_playout
@@ -61,10 +63,13 @@ def random_options(engine: Any, players: int, rng: random.Random) -> Any:
         try:
             options = SCHEMAS[engine.GAME_ID].load_options(values)
             engine.new_game(options, players, engine.pack(options, players), 0)
-        except Exception:  # a combination the game refuses (e.g. a dealer past the seats): draw again
-            continue
-        return options
+        except (RulesError, ValidationError, ValueError):  # a combination the game refuses: draw again
+            pass
+        else:
+            return options
     return engine.Options()
+
+
 
 
 def _check_state(engine: Any, codec: Any, state: Any, where: str) -> None:
