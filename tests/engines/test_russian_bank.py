@@ -191,6 +191,8 @@ def test_first_player_higher_stock_then_tableau_then_suits() -> None:
     assert new(_keyed("9C", "4S 5S 6S 7S", "9D", "4H 5H 6H 8H")).first_player == 1  # last tableau card
     assert new(_keyed("9C", "4S 5S 6S 7S", "9D", "4H 5H 6H 7H")).first_player == 1  # ranks equal: D > C
     assert new(_keyed("9S", "4S 5S 6S 7S", "9H", "4H 5H 6H 7H")).first_player == 0  # S > H
+    assert new(_keyed("9D", "4D 5D 6D 7D", "9H", "4H 5H 6H 7H")).first_player == 1  # H > D
+    assert new(_keyed("9S", "4H 5D 6C 7S", "9S", "4H 5D 6D 7S")).first_player == 1  # the third card: D > C
     same = _keyed("9S", "4S 5S 6S 7S", "9S", "4S 5S 6S 7S")
     assert new(same).first_player == 0  # the same five cards: seat 0
     assert new(same, first_player="lower_stock").first_player == 0

@@ -1190,6 +1190,7 @@ BAD_STATES: dict[str, tuple[Callable[[State], State], str]] = {
     "trump_suit_not_the_trump_cards": (lambda s: s._replace(trump_suit=SP), "trump_suit"),
     "closing_without_closer": (lambda s: s._replace(closing=Closing(0, 0)), "closing"),
     "game_points_without_results": (lambda s: s._replace(game_points=(2, 0)), "game_points"),
+    "deal_two_without_results": (lambda s: s._replace(deal_number=2), "results"),
     "result_of_no_deal": (lambda s: s._replace(result=claimed_ex3().result), "result"),
     "trick_of_two_cards": (lambda s: s._replace(trick=(s.hands[1][0], s.hands[0][0]), hands=(s.hands[0][1:], s.hands[1][1:])), "trick"),
 }
