@@ -716,7 +716,8 @@ def test_check_state_refuses_money_out_of_thin_air() -> None:
 
 @pytest.mark.parametrize("pending", [(3, 2, 1, 0), (0, 1, 2, 3, 0), (9, 1, 2, 3)], ids=["out_of_order", "twice", "no_seat"])
 def test_check_state_pending_lists_distinct_seats_in_seat_order(pending: tuple[int, ...]) -> None:
-    """§5: ``pending`` holds distinct seats in seat order; anything else is invalid_state at ``pending``."""
+    """§5 ``pending``: the seats still to act, each once, kept in seat order; anything else is
+    invalid_state at ``pending``."""
     state = ex1_betting()
     assert state.pending == (0, 1, 2, 3)
     with pytest.raises(InvalidState) as info:
