@@ -628,6 +628,21 @@ def test_check_state_bounds_idle_turns_by_phase(phase: Phase, idle: int, valid: 
     assert list(info.value.errors) == ["idle_turns"], info.value.errors
 
 
+def test_check_state_refuses_a_bad_shape_before_reading_it() -> None:
+    """§5.1: a state with the wrong number of seats or piles is invalid_state naming that field, and
+    nothing else is read from it (no crash on the missing seat); turn_number starts at 1."""
+    s = position(seat("5S/a"), seat("9S/b"))
+    for bad, path in ((s._replace(players=s.players[:1]), "players"), (s._replace(tableau=s.tableau[:7]), "tableau"),
+                      (s._replace(foundations=s.foundations + ((),)), "foundations")):  # fmt: skip
+        with pytest.raises(InvalidState) as info:
+            R.check_state(bad)
+        assert list(info.value.errors) == [path], info.value.errors
+    with pytest.raises(InvalidState) as info:
+        R.check_state(s._replace(turn_number=0))
+    assert list(info.value.errors) == ["turn_number"], info.value.errors
+    R.check_state(s._replace(turn_number=1))
+
+
 def test_views_hide_face_down_cards_and_list_moves_only_for_the_seat_to_move() -> None:
     """§5.2: stock below the top and the hand are hidden from both seats; legal_moves only for to_move."""
     s = ok(new(), Flip(0))
