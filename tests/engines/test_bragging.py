@@ -714,6 +714,17 @@ def test_check_state_refuses_money_out_of_thin_air() -> None:
         B.check_state(state._replace(to_move=None))
 
 
+@pytest.mark.parametrize("pending", [(3, 2, 1, 0), (0, 1, 2, 3, 0), (9, 1, 2, 3)], ids=["out_of_order", "twice", "no_seat"])
+def test_check_state_pending_lists_distinct_seats_in_seat_order(pending: tuple[int, ...]) -> None:
+    """§5 ``pending``: the seats still to act, each once, kept in seat order; anything else is
+    invalid_state at ``pending``."""
+    state = ex1_betting()
+    assert state.pending == (0, 1, 2, 3)
+    with pytest.raises(InvalidState) as info:
+        B.check_state(state._replace(pending=pending))
+    assert list(info.value.errors) == ["pending"], info.value.errors
+
+
 def _broken_states() -> list[tuple[str, State]]:
     betting = ex1_betting()
     dealer_expose = run(new(EX1), NoBlind(1), Expose(1, ()), Expose(2, ()), Expose(3, ()))

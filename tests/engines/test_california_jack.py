@@ -536,6 +536,14 @@ def test_unknown_or_invalid_options_are_refused(bad: dict[str, Any]) -> None:
     assert info.value.code == "invalid_option"
 
 
+@pytest.mark.parametrize("bad", [{"trump_mode": "wild"}, {"follow_rule": "any"}, {"dealer": 2}, {"target": 0}])
+def test_the_engine_itself_refuses_invalid_options(bad: dict[str, Any]) -> None:
+    """§3: the engine checks its options too (not only the HTTP edge's schema): invalid_option."""
+    with pytest.raises(BadSetup) as info:
+        new(DECK_A, **bad)
+    assert info.value.code == "invalid_option"
+
+
 def test_dealer_option_sets_the_first_dealer() -> None:
     """§3 dealer: with dealer 1, seat 0 is the non-dealer and leads trick 1."""
     state = new(DECK_A, dealer=1)

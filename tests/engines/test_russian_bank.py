@@ -191,6 +191,8 @@ def test_first_player_higher_stock_then_tableau_then_suits() -> None:
     assert new(_keyed("9C", "4S 5S 6S 7S", "9D", "4H 5H 6H 8H")).first_player == 1  # last tableau card
     assert new(_keyed("9C", "4S 5S 6S 7S", "9D", "4H 5H 6H 7H")).first_player == 1  # ranks equal: D > C
     assert new(_keyed("9S", "4S 5S 6S 7S", "9H", "4H 5H 6H 7H")).first_player == 0  # S > H
+    assert new(_keyed("9D", "4D 5D 6D 7D", "9H", "4H 5H 6H 7H")).first_player == 1  # H > D
+    assert new(_keyed("9S", "4H 5D 6C 7S", "9S", "4H 5D 6D 7S")).first_player == 1  # the third card: D > C
     same = _keyed("9S", "4S 5S 6S 7S", "9S", "4S 5S 6S 7S")
     assert new(same).first_player == 0  # the same five cards: seat 0
     assert new(same, first_player="lower_stock").first_player == 0
@@ -624,6 +626,21 @@ def test_check_state_bounds_idle_turns_by_phase(phase: Phase, idle: int, valid: 
     with pytest.raises(InvalidState) as info:
         R.check_state(s)
     assert list(info.value.errors) == ["idle_turns"], info.value.errors
+
+
+def test_check_state_refuses_a_bad_shape_before_reading_it() -> None:
+    """§5.1: a state with the wrong number of seats or piles is invalid_state naming that field, and
+    nothing else is read from it (no crash on the missing seat); turn_number starts at 1."""
+    s = position(seat("5S/a"), seat("9S/b"))
+    for bad, path in ((s._replace(players=s.players[:1]), "players"), (s._replace(tableau=s.tableau[:7]), "tableau"),
+                      (s._replace(foundations=s.foundations + ((),)), "foundations")):  # fmt: skip
+        with pytest.raises(InvalidState) as info:
+            R.check_state(bad)
+        assert list(info.value.errors) == [path], info.value.errors
+    with pytest.raises(InvalidState) as info:
+        R.check_state(s._replace(turn_number=0))
+    assert list(info.value.errors) == ["turn_number"], info.value.errors
+    R.check_state(s._replace(turn_number=1))
 
 
 def test_views_hide_face_down_cards_and_list_moves_only_for_the_seat_to_move() -> None:

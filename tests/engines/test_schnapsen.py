@@ -1178,6 +1178,31 @@ def test_check_state_phase_at_the_target_boundary():
     assert list(info.value.errors) == ["to_move"], info.value.errors
 
 
+def test_check_state_hand_sizes_once_the_talon_is_closed():
+    """§5.1 with the talon closed (so the "5 cards while the talon lasts" rule is silent): the leader
+    holds as many cards as the follower, less the card led, and nobody more than 5."""
+    s = run(new(EX6), *EX6_CLOSED)  # closed by seat 0, 5 cards each, seat 0 to lead
+    S.check_state(s)
+    moved = s._replace(hands=(s.hands[0][1:], s.hands[1] + s.hands[0][:1]))  # 4 and 6
+    six_each = s._replace(hands=(s.hands[0] + s.talon[:1], s.hands[1] + s.talon[1:2]), talon=s.talon[2:])
+    for bad in (moved, six_each):
+        with pytest.raises(InvalidState) as info:
+            S.check_state(bad)
+        assert list(info.value.errors) == ["hands"], info.value.errors
+
+
+def test_check_state_pending_marriage_needs_its_king_or_queen_in_the_leaders_hand():
+    """§6.5: a declared marriage obliges the leader to lead its K or Q next: a pending marriage whose
+    K and Q have left the leader's hand is invalid_state at ``marriage_pending``."""
+    s = ex(EX2_STEP5)  # seat 0 declared hearts and holds KH and QH
+    assert s.marriage_pending is H and s.leader == 0
+    S.check_state(s)
+    hand = tuple(x for x in s.hands[0] if x not in (c("KH"), c("QH"))) + s.talon[:2]
+    with pytest.raises(InvalidState) as info:
+        S.check_state(s._replace(hands=(hand, s.hands[1]), talon=s.talon[2:] + (c("KH"), c("QH"))))
+    assert list(info.value.errors) == ["marriage_pending"], info.value.errors
+
+
 def _swap(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
     return (value, pair[1]) if seat == 0 else (pair[0], value)
 
@@ -1190,6 +1215,7 @@ BAD_STATES: dict[str, tuple[Callable[[State], State], str]] = {
     "trump_suit_not_the_trump_cards": (lambda s: s._replace(trump_suit=SP), "trump_suit"),
     "closing_without_closer": (lambda s: s._replace(closing=Closing(0, 0)), "closing"),
     "game_points_without_results": (lambda s: s._replace(game_points=(2, 0)), "game_points"),
+    "deal_two_without_results": (lambda s: s._replace(deal_number=2), "results"),
     "result_of_no_deal": (lambda s: s._replace(result=claimed_ex3().result), "result"),
     "trick_of_two_cards": (lambda s: s._replace(trick=(s.hands[1][0], s.hands[0][0]), hands=(s.hands[0][1:], s.hands[1][1:])), "trick"),
 }

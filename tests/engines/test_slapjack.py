@@ -173,6 +173,11 @@ def test_seed_is_the_shuffle_seed_else_drawn_from_the_deck() -> None:
     a = S.new_game(Options(), 2, PACK).shuffle_seed
     b = S.new_game(Options(), 2, deal_deck(PACK, 1)).shuffle_seed
     assert a != b and 0 <= a < 2**63 and a == S.new_game(Options(), 2, PACK).shuffle_seed
+    # pinned: the canonical pack's derived seed (SHA-256 of "slapjack:seed:" and the deck, 63 bits), so
+    # a refactor cannot silently change how unseeded games reshuffle
+    assert a == 4514932270444449680
+    digest = hashlib.sha256(("slapjack:seed:" + " ".join(map(str, PACK))).encode("ascii")).digest()
+    assert a == int.from_bytes(digest[:8], "big") & (2**63 - 1)
 
 
 # --- §6.1 flip ---------------------------------------------------------------------------------
@@ -375,6 +380,12 @@ def test_next_flipper_after_capture_left_of_capturer_or_rotation() -> None:
     for option, want in (("capturer_left", 0), ("rotation", 2)):
         state = flips(new(4, shuffle_won=False, next_after_capture=option), 500)  # JC by seat 1
         assert S.apply(state, Slap(3, 600)).to_move == want
+    # the jack's player is the last card's (seat 2), not the first card's (seat 0)
+    for option, want in (("capturer_left", 1), ("rotation", 3)):
+        state = position(["2S", "3S", "JH 4S", "5S"], [("6S", 0), ("7S", 1)], to_move=2,
+                         options=Options(shuffle_won=False, next_after_capture=option))  # fmt: skip
+        state = run(state, Flip(2, 10))
+        assert S.apply(state, Slap(0, 20)).to_move == want, option
 
 
 def test_capture_eliminates_waiting_seats_but_not_the_capturer() -> None:
