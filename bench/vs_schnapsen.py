@@ -12,7 +12,8 @@ rounds (the order flips every round, so neither always runs on a warm or a cold 
   won a trick), or at the last trick; no closing, no explicit claim. Ours runs with
   ``auto_claim=True`` (the deal ends as a correct claim the moment a player has 66) and
   ``exchange_with_two_left=True`` (theirs allows the trump exchange while any talon card is left);
-  ``close`` moves are left out of the choice;
+  ``close`` is left out of the choice (a drawn ``close`` is drawn again, which keeps the choice
+  uniform among the other moves);
 - the policy is the same for both: each move uniform among the legal moves (``randrange`` over the
   listed moves), and each deal dealt from ``random.Random.shuffle`` of the 20-card pack, so the
   figure measures the engines, not a shuffle;
@@ -94,8 +95,11 @@ def play_ours(rng: random.Random, deals: int | None = None, seconds: float | Non
         state = new_game(OPTIONS, 2, deck)
         n = 0
         while status(state) == "in_progress":
-            legal = [m for m in legal_moves(state) if type(m) is not close]
-            state = apply(state, legal[rng.randrange(len(legal))])
+            legal = legal_moves(state)
+            move = legal[rng.randrange(len(legal))]
+            while type(move) is close:  # drawn again: uniform among the moves other than close
+                move = legal[rng.randrange(len(legal))]
+            state = apply(state, move)
             n += 1
         tally.deals += 1
         tally.moves += n

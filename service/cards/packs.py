@@ -48,6 +48,10 @@ class DeckProblem(ValueError):
 
 def check_deck(deck: Sequence[Card], pack: Sequence[Card]) -> None:
     """Raise DeckProblem unless ``deck`` holds every card of ``pack`` exactly once."""
+    if len(deck) == len(pack):  # the common case, without counting: as many distinct cards, the same set
+        distinct = set(deck)
+        if len(distinct) == len(pack) and distinct == set(pack):
+            return
     have = Counter(deck)
     want = Counter(pack)
     if have == want:

@@ -60,6 +60,14 @@ class Reason(StrEnum):
     CLOSER_FAILED = "closer_failed"
 
 
+# Enum members as plain module constants: on the move path a global lookup is much cheaper than
+# an attribute of an enum class.
+_IN_PLAY: Final = Phase.PLAY
+_DEAL_OVER: Final = Phase.DEAL_OVER
+_GAME_OVER: Final = Phase.GAME_OVER
+_STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """§3 options, defaults as in the spec."""
@@ -202,6 +210,8 @@ _EXCHANGE: Final = (Exchange(0), Exchange(1))
 _CLOSE: Final = (Close(0), Close(1))
 _MARRIAGE: Final = {(p, s): Marriage(p, s) for p in (0, 1) for s in SUIT_ORDER}
 _PLAY: Final = {(p, c): Play(p, c) for p in (0, 1) for c in PACK}
+_PLAY_OF: Final = tuple({c: _PLAY[p, c] for c in PACK} for p in (0, 1))  # by seat, then card
+_MARRIAGE_OF: Final = tuple({s: _MARRIAGE[p, s] for s in SUIT_ORDER} for p in (0, 1))
 _NEXT_DEAL: Final = (NextDeal(0, pack=PACK), NextDeal(1, pack=PACK))
 _KING: Final = {s: Card("K", s) for s in SUIT_ORDER}
 _QUEEN: Final = {s: Card("Q", s) for s in SUIT_ORDER}
@@ -279,14 +289,18 @@ def talon_size(state: State) -> int:
 def card_points(state: State, seat: Seat) -> int:
     """Card points of the tricks ``seat`` has won."""
     cp = CARD_POINTS
-    return sum(cp[a.rank] + cp[b.rank] for a, b in state.tricks[seat])
+    total = 0
+    for a, b in state.tricks[seat]:
+        total += cp[a.rank] + cp[b.rank]
+    return total
 
 
 def points(state: State, seat: Seat) -> int:
     """§7.1 counted points: card points, plus marriages once the seat has won a trick."""
     total = card_points(state, seat)
     if state.tricks[seat]:
-        total += sum(m.points for m in state.marriages[seat])
+        for m in state.marriages[seat]:
+            total += m.points
     return total
 
 
@@ -322,53 +336,66 @@ def to_move(state: State) -> frozenset[Seat]:
 
 def _follow_options(hand: tuple[Card, ...], led: Card, trump: Suit) -> tuple[Card, ...]:
     """§6.6 strict play: head the trick in suit, else any of the suit, else trump, else anything."""
-    same = of_suit(hand, led.suit)
+    suit = led.suit
+    same = tuple([c for c in hand if c.suit is suit])
     if same:
-        return higher(same, led, RANK) or same
-    if led.suit is not trump:
-        trumps = of_suit(hand, trump)
+        floor = RANK[led.rank]
+        return tuple([c for c in same if RANK[c.rank] > floor]) or same
+    if suit is not trump:
+        trumps = tuple([c for c in hand if c.suit is trump])
         if trumps:
             return trumps
     return hand
 
 
+def _playable(state: State, p: Seat) -> tuple[Card, ...]:
+    """The cards seat ``p`` (the seat to act in a deal in play) may play now: the one statement
+    that ``legal_moves`` lists and ``step`` accepts a ``play`` by (§6.5, §6.6)."""
+    hand = state.hands[p]
+    trick = state.trick
+    if trick:  # follow turn: strict play once the talon is closed or exhausted
+        if state.closed_by is not None or (not state.talon and state.trump_card is None):
+            return _follow_options(hand, trick[0], state.trump_suit)
+        return hand
+    pending = state.marriage_pending
+    if pending is not None:  # §6.5: lead the K or Q of the declared suit
+        king, queen = _KING[pending], _QUEEN[pending]
+        return tuple([c for c in hand if c == king or c == queen])
+    return hand
+
+
 def legal_moves(state: State) -> list[Move]:
     """Every legal move of the seat to act, in §6.8 reference order."""
-    if state.phase is not Phase.PLAY:
-        if state.phase is Phase.DEAL_OVER:
+    if state.phase is not _IN_PLAY:
+        if state.phase is _DEAL_OVER:
             return [_NEXT_DEAL[state.to_move]]  # type: ignore[index]
         return []
     p = state.to_move
     assert p is not None
-    hand = state.hands[p]
+    plays = _PLAY_OF[p].__getitem__
     if state.trick:  # follow turn
-        cards = _follow_options(hand, state.trick[0], state.trump_suit) if _strict(state) else hand
-        return [_PLAY[p, c] for c in cards]
-    out: list[Move] = []
+        return list(map(plays, _playable(state, p)))
     opts = state.options
-    pending = state.marriage_pending
-    if not opts.auto_claim:
-        out.append(_CLAIM[p])
-    if pending is not None:  # §6.5: only claim, or lead the K or Q of the declared suit
-        pair = (_KING[pending], _QUEEN[pending])
-        out.extend(_PLAY[p, c] for c in hand if c in pair)
+    out: list[Move] = [] if opts.auto_claim else [_CLAIM[p]]
+    if state.marriage_pending is not None:  # §6.5: only claim, or lead the K or Q of the declared suit
+        out.extend(map(plays, _playable(state, p)))
         return out
-    size = len(state.talon) + (state.trump_card is not None)
+    hand = state.hands[p]
     if state.closed_by is None:
         trump = state.trump_card
-        if (
-            trump is not None
-            and size >= (2 if opts.exchange_with_two_left else 3)
-            and _JACK[state.trump_suit] in hand
-        ):
+        size = len(state.talon) + (trump is not None)
+        if trump is not None and size >= (2 if opts.exchange_with_two_left else 3) and _JACK[state.trump_suit] in hand:
             out.append(_EXCHANGE[p])
         if size >= 3:
             out.append(_CLOSE[p])
     if not opts.marriage_requires_trick or state.tricks[p]:
-        for s in SUIT_ORDER:
-            if _KING[s] in hand and _QUEEN[s] in hand:
-                out.append(_MARRIAGE[p, s])
-    out.extend(_PLAY[p, c] for c in hand)
+        suits = [c.suit for c in hand if c.rank == "K" and _QUEEN[c.suit] in hand]
+        if suits:
+            if len(suits) > 1:
+                suits.sort(key=SUIT_ORDER.index)
+            marriages = _MARRIAGE_OF[p]
+            out.extend([marriages[s] for s in suits])
+    out.extend(map(plays, hand))
     return out
 
 
@@ -477,16 +504,67 @@ def _check_play(state: State, move: Play) -> None:
 
 def apply(state: State, move: Move | BadMove) -> State:
     """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
+    return _advance(state, move, None)
 
 
 def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
     """``apply``, also returning the events the move caused, in order."""
+    events: list[Event] = []
+    return _advance(state, move, events), events
+
+
+def _advance(state: State, move: Move | BadMove, events: list[Event] | None) -> State:
+    """The state after ``move``, appending its events to ``events`` unless it is None (``apply``)."""
+    if type(move) is Play and state.phase is _IN_PLAY:
+        # the common move: a card the seat to act may play (the same ``_playable`` that
+        # legal_moves lists) goes straight to its transition; anything else, and every refusal,
+        # takes the full §8 check below
+        p = move.player
+        if p == state.to_move and move.card in _playable(state, p):
+            if events is not None:
+                events.append({"type": "card_played", "player": p, "card": move.card})
+            if state.trick:
+                return _finish_trick(state, p, move.card, events)
+            return _lead(state, p, move.card)
     _check(state, move)
     assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
+    new = _next(state, move, [] if events is None else events)
+    if type(move) is not Play:  # a play's transition (_lead, _finish_trick) sets ``seq`` itself
+        new = new._replace(seq=state.seq + 1)
+    return new
+
+
+# Field positions in ``State``: the move path builds the next state from a list of the fields
+# (``tuple.__new__``), several times faster than ``NamedTuple._replace``.
+_F: Final = {name: i for i, name in enumerate(State._fields)}
+_HANDS, _TALON, _TRUMP_CARD, _LEADER, _TO_MOVE = _F["hands"], _F["talon"], _F["trump_card"], _F["leader"], _F["to_move"]
+_TRICK, _PENDING, _TRICKS, _REVEALED, _LAST_TRICK, _SEQ = (
+    _F["trick"], _F["marriage_pending"], _F["tricks"], _F["revealed"], _F["last_trick"], _F["seq"]
+)
+_new_state: Final = tuple.__new__
+
+
+def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """``hand`` less ``card`` (which it holds once)."""
+    i = hand.index(card)
+    return hand[:i] + hand[i + 1:]
+
+
+def _lead(state: State, p: Seat, c: Card) -> State:
+    """§6.6 the leader plays ``c``; after a marriage (§6.5) its other card becomes known."""
+    fields = list(state)
+    hands = state.hands
+    hand = _without(hands[p], c)
+    fields[_HANDS] = (hand, hands[1]) if p == 0 else (hands[0], hand)
+    pending = state.marriage_pending
+    if pending is not None:
+        partner = _QUEEN[pending] if c.rank == "K" else _KING[pending]
+        fields[_REVEALED] = state.revealed + (Reveal(p, partner),)
+        fields[_PENDING] = None
+    fields[_TRICK] = (c,)
+    fields[_TO_MOVE] = 1 - p
+    fields[_SEQ] = state.seq + 1
+    return _new_state(State, fields)  # type: ignore[no-any-return]
 
 
 def _next(state: State, move: Move, events: list[Event]) -> State:
@@ -526,19 +604,7 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             events.append({"type": "card_played", "player": p, "card": c})
             if state.trick:
                 return _finish_trick(state, p, c, events)
-            hand = tuple(x for x in state.hands[p] if x != c)
-            revealed = state.revealed
-            pending = state.marriage_pending
-            if pending is not None:
-                partner = _QUEEN[pending] if c.rank == "K" else _KING[pending]
-                revealed = revealed + (Reveal(p, partner),)
-            return state._replace(
-                hands=_set(state.hands, p, hand),
-                trick=(c,),
-                marriage_pending=None,
-                revealed=revealed,
-                to_move=1 - p,
-            )
+            return _lead(state, p, c)
         case NextDeal(player=q, deck=deck):
             if deck is None:
                 raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.7"))
@@ -553,46 +619,53 @@ def _set(pair: tuple, seat: Seat, value: object) -> tuple:  # type: ignore[type-
     return (value, pair[1]) if seat == 0 else (pair[0], value)
 
 
-def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Event]) -> State:
-    """§6.6 trick resolution, drawing, and the end-of-trick checks."""
+def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Event] | None) -> State:
+    """§6.6 trick resolution, drawing, and the end-of-trick checks (events to ``events`` unless None)."""
     leader = state.leader
     led = state.trick[0]
-    winner = follower if beats(followed, led, state.trump_suit, RANK) else leader
-    loser = 1 - winner
+    if followed.suit is led.suit:  # beats(): the higher rank of the suit, else only a trump
+        winner = follower if RANK[followed.rank] > RANK[led.rank] else leader
+    else:
+        winner = follower if followed.suit is state.trump_suit else leader
     hands = list(state.hands)
-    hands[follower] = tuple(x for x in hands[follower] if x != followed)
+    hands[follower] = _without(hands[follower], followed)
     trick = (led, followed)
-    tricks = list(state.tricks)
-    tricks[winner] = tricks[winner] + (trick,)
+    tricks = state.tricks
+    won = tricks[winner] + (trick,)
     gained = CARD_POINTS[led.rank] + CARD_POINTS[followed.rank]
-    events.append({"type": "trick_won", "player": winner, "cards": trick, "points": gained})
-    talon, trump_card, revealed = state.talon, state.trump_card, state.revealed
+    if events is not None:
+        events.append({"type": "trick_won", "player": winner, "cards": trick, "points": gained})
+    fields = list(state)
+    talon, trump_card = state.talon, state.trump_card
     if state.closed_by is None and (talon or trump_card is not None):
-        for taker in (winner, loser):  # the winner draws first
+        for taker in (winner, 1 - winner):  # the winner draws first
             if talon:
                 drawn, talon = talon[0], talon[1:]
-                events.append({"type": "card_drawn", "player": taker, "card": drawn, "private_to": taker, "private": ("card",)})
+                if events is not None:
+                    events.append({"type": "card_drawn", "player": taker, "card": drawn, "private_to": taker, "private": ("card",)})
             else:
                 drawn, trump_card = trump_card, None  # type: ignore[assignment]
-                revealed = revealed + (Reveal(taker, drawn),)
-                events.append({"type": "card_drawn", "player": taker, "card": drawn, "trump_card": True})
+                fields[_REVEALED] = state.revealed + (Reveal(taker, drawn),)
+                if events is not None:
+                    events.append({"type": "card_drawn", "player": taker, "card": drawn, "trump_card": True})
             hands[taker] = hands[taker] + (drawn,)
-    new = state._replace(
-        hands=(hands[0], hands[1]),
-        talon=talon,
-        trump_card=trump_card,
-        revealed=revealed,
-        tricks=(tricks[0], tricks[1]),
-        trick=(),
-        last_trick=LastTrick(trick, leader, winner),
-        leader=winner,
-        to_move=winner,
-    )
+        fields[_TALON] = talon
+        fields[_TRUMP_CARD] = trump_card
+    fields[_HANDS] = (hands[0], hands[1])
+    fields[_TRICKS] = (won, tricks[1]) if winner == 0 else (tricks[0], won)
+    fields[_TRICK] = ()
+    fields[_LAST_TRICK] = _new_state(LastTrick, (trick, leader, winner))
+    fields[_LEADER] = fields[_TO_MOVE] = winner
+    fields[_SEQ] = state.seq + 1
+    new: State = _new_state(State, fields)
     if not hands[0] and not hands[1]:
-        return _end_of_play(new, winner, events)
-    if state.options.auto_claim and points(new, winner) >= WINNING_POINTS:
-        events.append({"type": "claim", "player": winner, "points": points(new, winner), "correct": True, "auto": True})
-        return _end_by_claim(new, winner, True, events)
+        return _end_of_play(new, winner, [] if events is None else events)
+    if state.options.auto_claim:
+        total = points(new, winner)
+        if total >= WINNING_POINTS:
+            events = [] if events is None else events
+            events.append({"type": "claim", "player": winner, "points": total, "correct": True, "auto": True})
+            return _end_by_claim(new, winner, True, events)
     return new
 
 
@@ -663,7 +736,7 @@ def outcome(state: State) -> Outcome | None:
 
 def status(state: State) -> str:
     """Envelope status: in_progress, deal_over or finished."""
-    return {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}[state.phase]
+    return _STATUS[state.phase]
 
 
 def derived(state: State) -> dict[str, object]:
