@@ -13,13 +13,19 @@ For every game in the registry and each of its player counts, on one core:
   Bragging and Stukolka have no end by default; their games here are 10 hands / deals (``GAME_OPTIONS``).
 
 A deal or game still going after ``--max-moves`` moves is counted as ``capped`` (Russian Bank's
-rules allow endless positions; random play can reach them). Usage:
-python3 bench/engines.py [--seconds 2] [--game ID]
+rules allow endless positions; random play can reach them).
+
+``--against DIR`` compares with another checkout (e.g. ``git worktree add /tmp/before <commit>``):
+game by game, this script runs in DIR and here in turn (the order flips every game, so load on a
+shared machine falls on both alike) and prints both rows and the ratio of moves/s. Usage:
+python3 bench/engines.py [--seconds 2] [--game ID] [--against DIR]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -74,12 +80,39 @@ def games(engine: Any, players: int, seconds: float, max_moves: int) -> tuple[in
     return count, moves, capped, time.perf_counter() - start
 
 
+def _rows(tree: Path, game_id: str, seconds: float, max_moves: int) -> list[list[str]]:
+    """The table rows of ``game_id`` printed by the engine benchmark of the checkout at ``tree``."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    command = [sys.executable, str(tree / "bench" / "engines.py"), "--game", game_id, "--seconds", str(seconds), "--max-moves", str(max_moves)]
+    out = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=True).stdout
+    return [line.split() for line in out.splitlines()[1:] if line.strip()]
+
+
+def against(other: Path, games: list[str], seconds: float, max_moves: int) -> None:
+    """Both checkouts' rows game by game in alternation, and the ratio of moves/s (deals, games)."""
+    here = Path(__file__).resolve().parents[1]
+    print("| game | players | deals: moves/s before | after | × | games: moves/s before | after | × |")
+    print("|---|---|---|---|---|---|---|---|")
+    for i, game_id in enumerate(games):
+        if i % 2:
+            after, before = _rows(here, game_id, seconds, max_moves), _rows(other, game_id, seconds, max_moves)
+        else:
+            before, after = _rows(other, game_id, seconds, max_moves), _rows(here, game_id, seconds, max_moves)
+        for b, a in zip(before, after, strict=True):
+            bd, ad, bg, ag = (float(x.replace(",", "")) for x in (b[3], a[3], b[6], a[6]))
+            print(f"| {a[0]} | {a[1]} | {bd:,.0f} | {ad:,.0f} | {ad / bd:.2f} | {bg:,.0f} | {ag:,.0f} | {ag / bg:.2f} |", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per game, player count and kind")
     parser.add_argument("--max-moves", type=int, default=5000, help="cap per deal or game")
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
+    parser.add_argument("--against", type=Path, help="another checkout to compare with, game by game in alternation")
     args = parser.parse_args()
+    if args.against:
+        against(args.against.resolve(), [g for g in ENGINES if not args.game or g in args.game], args.seconds, args.max_moves)
+        return
     print(f"{'game':<16}{'players':>8}{'deals/s':>10}{'moves/s':>10}{'mv/deal':>9}{'games/s':>10}{'moves/s':>10}{'mv/game':>9}{'capped':>8}")
     for game_id, engine in ENGINES.items():
         if args.game and game_id not in args.game:

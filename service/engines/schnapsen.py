@@ -16,8 +16,8 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, short_20
-from ..cards.tricks import beats, higher, of_suit
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from ..cards.tricks import of_suit
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .moves import NextDeal
 
 GAME_ID: Final = "schnapsen"
@@ -51,6 +51,13 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
+# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
+# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
+_PHASE_PLAY: Final = Phase.PLAY
+_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
+_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+
+
 class Reason(StrEnum):
     """§7.3 ways a deal ends."""
 
@@ -60,11 +67,6 @@ class Reason(StrEnum):
     CLOSER_FAILED = "closer_failed"
 
 
-# Enum members as plain module constants: on the move path a global lookup is much cheaper than
-# an attribute of an enum class.
-_IN_PLAY: Final = Phase.PLAY
-_DEAL_OVER: Final = Phase.DEAL_OVER
-_GAME_OVER: Final = Phase.GAME_OVER
 _STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
 
 
@@ -128,6 +130,7 @@ class Result(NamedTuple):
     points: tuple[int, int]
 
 
+@quick_replace
 class State(NamedTuple):
     """The whole truth of a Schnapsen match (§5.1), hidden parts included."""
 
@@ -244,7 +247,7 @@ def _fresh_deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: S
     hands, talon, trump = _deal(options, deck, dealer)
     eldest = 1 - dealer
     state_fields.update(
-        phase=Phase.PLAY,
+        phase=_PHASE_PLAY,
         dealer=dealer,
         hands=hands,
         talon=talon,
@@ -366,8 +369,8 @@ def _playable(state: State, p: Seat) -> tuple[Card, ...]:
 
 def legal_moves(state: State) -> list[Move]:
     """Every legal move of the seat to act, in §6.8 reference order."""
-    if state.phase is not _IN_PLAY:
-        if state.phase is _DEAL_OVER:
+    if state.phase is not _PHASE_PLAY:
+        if state.phase is _PHASE_DEAL_OVER:
             return [_NEXT_DEAL[state.to_move]]  # type: ignore[index]
         return []
     p = state.to_move
@@ -407,12 +410,12 @@ _EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_move", "inv
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
-    if state.phase is Phase.GAME_OVER:
+    if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The match is over; no move is accepted.", _rule("7.4"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
-    if state.phase is Phase.DEAL_OVER and move_type != "next_deal":
+    if state.phase is _PHASE_DEAL_OVER and move_type != "next_deal":
         raise IllegalMove("wrong_phase", "The deal is over; only next_deal is allowed.", _rule("6.7"))
-    if state.phase is Phase.PLAY and move_type == "next_deal":
+    if state.phase is _PHASE_PLAY and move_type == "next_deal":
         raise IllegalMove("wrong_phase", "next_deal is only allowed once the deal is over.", _rule("6.7"))
     if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
         raise IllegalMove(move.code, move.detail, _rule("8"))
@@ -515,7 +518,7 @@ def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
 
 def _advance(state: State, move: Move | BadMove, events: list[Event] | None) -> State:
     """The state after ``move``, appending its events to ``events`` unless it is None (``apply``)."""
-    if type(move) is Play and state.phase is _IN_PLAY:
+    if type(move) is Play and state.phase is _PHASE_PLAY:
         # the common move: a card the seat to act may play (the same ``_playable`` that
         # legal_moves lists) goes straight to its transition; anything else, and every refusal,
         # takes the full §8 check below
@@ -564,7 +567,7 @@ def _lead(state: State, p: Seat, c: Card) -> State:
     fields[_TRICK] = (c,)
     fields[_TO_MOVE] = 1 - p
     fields[_SEQ] = state.seq + 1
-    return _new_state(State, fields)  # type: ignore[no-any-return]
+    return _new_state(State, fields)
 
 
 def _next(state: State, move: Move, events: list[Event]) -> State:
@@ -714,7 +717,7 @@ def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: li
     if over:
         events.append({"type": "game_over", "winner": [winner]})
     return state._replace(
-        phase=Phase.GAME_OVER if over else Phase.DEAL_OVER,
+        phase=_PHASE_GAME_OVER if over else _PHASE_DEAL_OVER,
         game_points=game_points,
         result=result,
         results=state.results + (result,),
@@ -729,7 +732,7 @@ def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: li
 
 def outcome(state: State) -> Outcome | None:
     """The match winner once the match is over (§7.4)."""
-    if state.phase is not Phase.GAME_OVER or state.result is None:
+    if state.phase is not _PHASE_GAME_OVER or state.result is None:
         return None
     return Outcome(frozenset((state.result.winner,)), "target_reached")
 
@@ -897,12 +900,12 @@ def check_state(state: State) -> None:
     if tuple(totals) != tuple(s.game_points):
         bad("game_points", "must equal the sum of the results' game points")
     target = s.options.target
-    if s.phase is Phase.PLAY:
+    if s.phase is _PHASE_PLAY:
         _check_play_phase(s, n_tricks, bad)
     else:
         if s.result is None or not s.results or s.result != s.results[-1]:
             bad("result", "a finished deal has a result equal to the last of results")
-        if s.phase is Phase.DEAL_OVER:
+        if s.phase is _PHASE_DEAL_OVER:
             if max(s.game_points) >= target:
                 bad("phase", "deal_over although a seat reached the target")
             if s.to_move != 1 - s.dealer:
