@@ -15,9 +15,13 @@ For every game in the registry and each of its player counts, on one core:
 A deal or game still going after ``--max-moves`` moves is counted as ``capped`` (Russian Bank's
 rules allow endless positions; random play can reach them).
 
+Rates are per second of this process's CPU time (``time.process_time``), so that time the process
+spends waiting for a core on a busy machine is not counted against the engines.
+
 ``--against DIR`` compares with another checkout (e.g. ``git worktree add /tmp/before <commit>``):
-game by game, this script runs in DIR and here in turn (the order flips every game, so load on a
-shared machine falls on both alike) and prints both rows and the ratio of moves/s. Usage:
+game by game, this script measures DIR's engines (its ``service`` and ``tests/playouts.py``, with
+this script's measuring code) and this checkout's in turn, in separate processes (the order flips
+every game), and prints both moves/s and their ratio. Usage:
 python3 bench/engines.py [--seconds 2] [--game ID] [--against DIR]
 """
 
@@ -31,19 +35,29 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+HERE = Path(__file__).resolve().parents[1]
+ENGINES: Any = None
+random_playout: Any = None
+clock = time.process_time
 
-from service.engines import ENGINES
-from tests.playouts import random_playout
+
+def load(code: Path) -> None:
+    """Import the engines and the playout driver of the checkout at ``code``."""
+    global ENGINES, random_playout
+    sys.path.insert(0, str(code))
+    from service.engines import ENGINES as engines
+    from tests.playouts import random_playout as playout
+
+    ENGINES, random_playout = engines, playout
 
 
 def deals(engine: Any, players: int, seconds: float, max_moves: int) -> tuple[int, int, int, float]:
     """Seeded random first deals (a new seed each), each played until its status leaves ``in_progress``."""
     count = moves = capped = 0
     seed = 0
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while clock() < deadline:
         seed += 1
         n = 0
         for _, _, after in random_playout(engine, players, seed, max_moves=max_moves):
@@ -54,7 +68,7 @@ def deals(engine: Any, players: int, seconds: float, max_moves: int) -> tuple[in
             capped += n >= max_moves
         moves += n
         count += 1
-    return count, moves, capped, time.perf_counter() - start
+    return count, moves, capped, clock() - start
 
 
 # Options for whole games where the default never ends a game (bragging plays hands until stopped).
@@ -65,9 +79,9 @@ def games(engine: Any, players: int, seconds: float, max_moves: int) -> tuple[in
     options = engine.Options(**GAME_OPTIONS.get(engine.GAME_ID, {}))
     count = moves = capped = 0
     seed = 0
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while clock() < deadline:
         seed += 1
         n = 0
         last = None
@@ -77,20 +91,20 @@ def games(engine: Any, players: int, seconds: float, max_moves: int) -> tuple[in
         moves += n
         capped += last is not None and engine.outcome(last) is None
         count += 1
-    return count, moves, capped, time.perf_counter() - start
+    return count, moves, capped, clock() - start
 
 
-def _rows(tree: Path, game_id: str, seconds: float, max_moves: int) -> list[list[str]]:
-    """The table rows of ``game_id`` printed by the engine benchmark of the checkout at ``tree``."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    command = [sys.executable, str(tree / "bench" / "engines.py"), "--game", game_id, "--seconds", str(seconds), "--max-moves", str(max_moves)]
-    out = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=True).stdout
+def _rows(code: Path, game_id: str, seconds: float, max_moves: int) -> list[list[str]]:
+    """The table rows of ``game_id`` measured on the engines of the checkout at ``code``."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    command = [sys.executable, __file__, "--code", str(code), "--game", game_id, "--seconds", str(seconds), "--max-moves", str(max_moves)]
+    out = subprocess.run(command, cwd=code, env=env, capture_output=True, text=True, check=True).stdout
     return [line.split() for line in out.splitlines()[1:] if line.strip()]
 
 
 def against(other: Path, games: list[str], seconds: float, max_moves: int) -> None:
     """Both checkouts' rows game by game in alternation, and the ratio of moves/s (deals, games)."""
-    here = Path(__file__).resolve().parents[1]
+    here = HERE
     print("| game | players | deals: moves/s before | after | × | games: moves/s before | after | × |")
     print("|---|---|---|---|---|---|---|---|")
     for i, game_id in enumerate(games):
@@ -109,7 +123,9 @@ def main() -> None:
     parser.add_argument("--max-moves", type=int, default=5000, help="cap per deal or game")
     parser.add_argument("--game", action="append", help="only this game (repeatable)")
     parser.add_argument("--against", type=Path, help="another checkout to compare with, game by game in alternation")
+    parser.add_argument("--code", type=Path, default=HERE, help=argparse.SUPPRESS)  # whose engines (--against)
     args = parser.parse_args()
+    load(args.code.resolve())
     if args.against:
         against(args.against.resolve(), [g for g in ENGINES if not args.game or g in args.game], args.seconds, args.max_moves)
         return

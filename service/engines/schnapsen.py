@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Final, NamedTuple, assert_never
+from typing import Any, ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, short_20
@@ -522,13 +522,17 @@ def _advance(state: State, move: Move | BadMove, events: list[Event] | None) -> 
         # the common move: a card the seat to act may play (the same ``_playable`` that
         # legal_moves lists) goes straight to its transition; anything else, and every refusal,
         # takes the full §8 check below
-        p = move.player
-        if p == state.to_move and move.card in _playable(state, p):
-            if events is not None:
-                events.append({"type": "card_played", "player": p, "card": move.card})
+        p, c = move.player, move.card
+        if p == state.to_move:
             if state.trick:
-                return _finish_trick(state, p, move.card, events)
-            return _lead(state, p, move.card)
+                if c in _playable(state, p):
+                    if events is not None:
+                        events.append({"type": "card_played", "player": p, "card": c})
+                    return _finish_trick(state, p, c, events)
+            elif c in (state.hands[p] if state.marriage_pending is None else _playable(state, p)):  # _playable's lead
+                if events is not None:
+                    events.append({"type": "card_played", "player": p, "card": c})
+                return _lead(state, p, c)
     _check(state, move)
     assert not isinstance(move, BadMove)
     new = _next(state, move, [] if events is None else events)
@@ -557,7 +561,9 @@ def _lead(state: State, p: Seat, c: Card) -> State:
     """§6.6 the leader plays ``c``; after a marriage (§6.5) its other card becomes known."""
     fields = list(state)
     hands = state.hands
-    hand = _without(hands[p], c)
+    hand = hands[p]
+    i = hand.index(c)
+    hand = hand[:i] + hand[i + 1:]
     fields[_HANDS] = (hand, hands[1]) if p == 0 else (hands[0], hand)
     pending = state.marriage_pending
     if pending is not None:
@@ -635,25 +641,24 @@ def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Eve
     trick = (led, followed)
     tricks = state.tricks
     won = tricks[winner] + (trick,)
-    gained = CARD_POINTS[led.rank] + CARD_POINTS[followed.rank]
     if events is not None:
+        gained = CARD_POINTS[led.rank] + CARD_POINTS[followed.rank]
         events.append({"type": "trick_won", "player": winner, "cards": trick, "points": gained})
-    fields = list(state)
-    talon, trump_card = state.talon, state.trump_card
-    if state.closed_by is None and (talon or trump_card is not None):
-        for taker in (winner, 1 - winner):  # the winner draws first
-            if talon:
-                drawn, talon = talon[0], talon[1:]
-                if events is not None:
-                    events.append({"type": "card_drawn", "player": taker, "card": drawn, "private_to": taker, "private": ("card",)})
-            else:
-                drawn, trump_card = trump_card, None  # type: ignore[assignment]
-                fields[_REVEALED] = state.revealed + (Reveal(taker, drawn),)
-                if events is not None:
-                    events.append({"type": "card_drawn", "player": taker, "card": drawn, "trump_card": True})
-            hands[taker] = hands[taker] + (drawn,)
-        fields[_TALON] = talon
-        fields[_TRUMP_CARD] = trump_card
+    fields: list[Any] = list(state)
+    talon = state.talon
+    if state.closed_by is None and talon:  # the winner draws first, the trump card comes last
+        loser = 1 - winner
+        if len(talon) >= 2:
+            hands[winner] = hands[winner] + (talon[0],)
+            hands[loser] = hands[loser] + (talon[1],)
+            fields[_TALON] = talon[2:]
+            if events is not None:
+                events.append({"type": "card_drawn", "player": winner, "card": talon[0], "private_to": winner, "private": ("card",)})
+                events.append({"type": "card_drawn", "player": loser, "card": talon[1], "private_to": loser, "private": ("card",)})
+        else:
+            _draw_last(state, winner, hands, fields, events)
+    elif state.closed_by is None and state.trump_card is not None:
+        _draw_last(state, winner, hands, fields, events)
     fields[_HANDS] = (hands[0], hands[1])
     fields[_TRICKS] = (won, tricks[1]) if winner == 0 else (tricks[0], won)
     fields[_TRICK] = ()
@@ -663,13 +668,41 @@ def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Eve
     new: State = _new_state(State, fields)
     if not hands[0] and not hands[1]:
         return _end_of_play(new, winner, [] if events is None else events)
-    if state.options.auto_claim:
-        total = points(new, winner)
+    # points(new, winner), inline, and only once 66 is within reach (a trick holds at most 22
+    # card points, a marriage 40)
+    if state.options.auto_claim and 22 * len(won) + 40 * len(state.marriages[winner]) >= WINNING_POINTS:
+        cp = CARD_POINTS
+        total = 0
+        for a, b in won:
+            total += cp[a.rank] + cp[b.rank]
+        for meld in state.marriages[winner]:
+            total += meld.points
         if total >= WINNING_POINTS:
             events = [] if events is None else events
             events.append({"type": "claim", "player": winner, "points": total, "correct": True, "auto": True})
             return _end_by_claim(new, winner, True, events)
     return new
+
+
+def _draw_last(state: State, winner: Seat, hands: list[tuple[Card, ...]], fields: list[Any], events: list[Event] | None) -> None:
+    """§6.6 the draws from a talon of one card or less: each seat from the winner on takes the top
+    card while one is left, then the trump card (which becomes known)."""
+    talon, trump_card = state.talon, state.trump_card
+    for taker in (winner, 1 - winner):
+        if talon:
+            drawn, talon = talon[0], talon[1:]
+            if events is not None:
+                events.append({"type": "card_drawn", "player": taker, "card": drawn, "private_to": taker, "private": ("card",)})
+        elif trump_card is not None:
+            drawn, trump_card = trump_card, None
+            fields[_REVEALED] = state.revealed + (Reveal(taker, drawn),)
+            if events is not None:
+                events.append({"type": "card_drawn", "player": taker, "card": drawn, "trump_card": True})
+        else:
+            break
+        hands[taker] = hands[taker] + (drawn,)
+    fields[_TALON] = talon
+    fields[_TRUMP_CARD] = trump_card
 
 
 def _end_by_claim(state: State, x: Seat, correct: bool, events: list[Event]) -> State:
