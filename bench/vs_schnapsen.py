@@ -28,7 +28,7 @@ end the median ratio. The counts must agree: if the two engines' moves per deal 
 comparison is void. (A marriage is one move in theirs, declaring and leading the King; two in ours,
 declaring then leading K or Q; the gap that makes is about 1%.)
 
-Usage: python3 bench/vs_schnapsen.py [--rounds 5] [--seconds 2]
+Usage: python3 bench/vs_schnapsen.py [--rounds 7] [--seconds 2]
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ def comparable(theirs: Tally, mine: Tally) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--seconds", type=float, default=2.0, help="time per engine per round")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()

@@ -67,6 +67,10 @@ class Reason(StrEnum):
     CLOSER_FAILED = "closer_failed"
 
 
+_REASON_CLAIM: Final = Reason.CLAIM
+_REASON_FALSE_CLAIM: Final = Reason.FALSE_CLAIM
+_REASON_LAST_TRICK: Final = Reason.LAST_TRICK
+_REASON_CLOSER_FAILED: Final = Reason.CLOSER_FAILED
 _STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
 
 
@@ -243,37 +247,32 @@ def _deal(options: Options, deck: Sequence[Card], dealer: Seat) -> tuple[
     return hands, tuple(deck[11:]), deck[6]
 
 
-def _fresh_deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat, options: Options) -> dict[str, object]:
-    hands, talon, trump = _deal(options, deck, dealer)
+def _fresh_deal(state: State, deck: Sequence[Card], dealer: Seat, deal_number: int) -> State:
+    """``state`` (its match fields: options, game points, results, seq, seed) with deal
+    ``deal_number`` dealt from ``deck`` by ``dealer`` (§4)."""
+    hands, talon, trump = _deal(state.options, deck, dealer)
     eldest = 1 - dealer
-    state_fields.update(
-        phase=_PHASE_PLAY,
-        dealer=dealer,
-        hands=hands,
-        talon=talon,
-        trump_card=trump,
-        trump_suit=trump.suit,
-        closed_by=None,
-        closing=None,
-        leader=eldest,  # §4.3: the eldest leads
-        to_move=eldest,
-        trick=(),
-        marriage_pending=None,
-        tricks=((), ()),
-        marriages=((), ()),
-        revealed=(),
-        last_trick=None,
-        result=None,
-    )
-    return state_fields
+    fields = list(state)
+    fields[_PHASE] = _PHASE_PLAY
+    fields[_DEAL_NUMBER] = deal_number
+    fields[_DEALER] = dealer
+    fields[_HANDS] = hands
+    fields[_TALON] = talon
+    fields[_TRUMP_CARD] = trump
+    fields[_TRUMP_SUIT] = trump.suit
+    fields[_CLOSED_BY] = fields[_CLOSING] = fields[_PENDING] = fields[_LAST_TRICK] = fields[_RESULT] = None
+    fields[_LEADER] = fields[_TO_MOVE] = eldest  # §4.3: the eldest leads
+    fields[_TRICK] = fields[_REVEALED] = ()
+    fields[_TRICKS] = fields[_MARRIAGES] = ((), ())
+    return _new_state(State, fields)
 
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first deal of a match from ``deck`` (top card first). Raises BadSetup."""
     if players not in PLAYER_COUNTS:
         raise BadSetup("invalid_players", f"Schnapsen is for exactly 2 players, not {players}.", _rule("2"))
-    fields = _fresh_deal({}, deck, options.dealer, options)
-    return State(options=options, deal_number=1, game_points=(0, 0), results=(), seq=0, seed=seed, **fields)  # type: ignore[arg-type]
+    match = _new_state(State, (options, _PHASE_PLAY, 1, options.dealer, (0, 0)) + (None,) * 15 + ((), 0, seed))
+    return _fresh_deal(match, deck, options.dealer, 1)
 
 
 def initial_events(state: State) -> list[Event]:
@@ -544,7 +543,9 @@ def _advance(state: State, move: Move | BadMove, events: list[Event] | None) -> 
 # Field positions in ``State``: the move path builds the next state from a list of the fields
 # (``tuple.__new__``), several times faster than ``NamedTuple._replace``.
 _F: Final = {name: i for i, name in enumerate(State._fields)}
-_HANDS, _TALON, _TRUMP_CARD, _LEADER, _TO_MOVE = _F["hands"], _F["talon"], _F["trump_card"], _F["leader"], _F["to_move"]
+_PHASE, _DEAL_NUMBER, _DEALER, _HANDS, _TALON = _F["phase"], _F["deal_number"], _F["dealer"], _F["hands"], _F["talon"]
+_TRUMP_CARD, _TRUMP_SUIT, _CLOSED_BY, _CLOSING, _LEADER = _F["trump_card"], _F["trump_suit"], _F["closed_by"], _F["closing"], _F["leader"]
+_TO_MOVE, _MARRIAGES, _RESULT = _F["to_move"], _F["marriages"], _F["result"]
 _TRICK, _PENDING, _TRICKS, _REVEALED, _LAST_TRICK, _SEQ = (
     _F["trick"], _F["marriage_pending"], _F["tricks"], _F["revealed"], _F["last_trick"], _F["seq"]
 )
@@ -617,9 +618,9 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
         case NextDeal(player=q, deck=deck):
             if deck is None:
                 raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.7"))
-            fields = _fresh_deal({}, deck, q, state.options)
-            events.append({"type": "deal_started", "dealer": q, "deal_number": state.deal_number + 1, "trump_card": fields["trump_card"]})
-            return state._replace(deal_number=state.deal_number + 1, **fields)  # type: ignore[arg-type]
+            new = _fresh_deal(state, deck, q, state.deal_number + 1)
+            events.append({"type": "deal_started", "dealer": q, "deal_number": new.deal_number, "trump_card": new.trump_card})
+            return new
         case _:
             assert_never(move)
 
@@ -718,13 +719,13 @@ def _end_by_claim(state: State, x: Seat, correct: bool, events: list[Event]) -> 
         else:
             assert closing is not None
             value = _penalty(closing.opp_tricks)
-        return _end_deal(state, x, value, Reason.CLAIM, events)
+        return _end_deal(state, x, value, _REASON_CLAIM, events)
     if closer == x:
         assert closing is not None
         value = _penalty(closing.opp_tricks)
     else:
         value = _penalty(len(state.tricks[y]))
-    return _end_deal(state, y, value, Reason.FALSE_CLAIM, events)
+    return _end_deal(state, y, value, _REASON_FALSE_CLAIM, events)
 
 
 def _end_of_play(state: State, last_winner: Seat, events: list[Event]) -> State:
@@ -732,16 +733,16 @@ def _end_of_play(state: State, last_winner: Seat, events: list[Event]) -> State:
     closer, closing = state.closed_by, state.closing
     if closer is None:
         loser = 1 - last_winner
-        return _end_deal(state, last_winner, _value(len(state.tricks[loser]), points(state, loser)), Reason.LAST_TRICK, events)
+        return _end_deal(state, last_winner, _value(len(state.tricks[loser]), points(state, loser)), _REASON_LAST_TRICK, events)
     assert closing is not None
     if last_winner == closer and points(state, closer) >= WINNING_POINTS:
-        return _end_deal(state, closer, _value(closing.opp_tricks, closing.opp_points), Reason.CLAIM, events)
-    return _end_deal(state, 1 - closer, _penalty(closing.opp_tricks), Reason.CLOSER_FAILED, events)
+        return _end_deal(state, closer, _value(closing.opp_tricks, closing.opp_points), _REASON_CLAIM, events)
+    return _end_deal(state, 1 - closer, _penalty(closing.opp_tricks), _REASON_CLOSER_FAILED, events)
 
 
 def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: list[Event]) -> State:
     """Record the deal's result; §7.4 match end or wait for the next dealer."""
-    result = Result(winner, value, reason, (points(state, 0), points(state, 1)))
+    result: Result = _new_state(Result, (winner, value, reason, (points(state, 0), points(state, 1))))
     game_points = _set(state.game_points, winner, state.game_points[winner] + value)
     events.append(
         {"type": "deal_over", "winner": winner, "game_points": value, "reason": reason, "points": result.points}
