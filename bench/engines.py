@@ -105,8 +105,8 @@ def _rows(code: Path, game_id: str, seconds: float, max_moves: int) -> list[list
 def against(other: Path, games: list[str], seconds: float, max_moves: int) -> None:
     """Both checkouts' rows game by game in alternation, and the ratio of moves/s (deals, games)."""
     here = HERE
-    print("| game | players | deals: moves/s before | after | × | games: moves/s before | after | × |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| game | players | deals: moves/deal | moves/s before | after | × | games: moves/game | moves/s before | after | × |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for i, game_id in enumerate(games):
         if i % 2:
             after, before = _rows(here, game_id, seconds, max_moves), _rows(other, game_id, seconds, max_moves)
@@ -114,7 +114,11 @@ def against(other: Path, games: list[str], seconds: float, max_moves: int) -> No
             before, after = _rows(other, game_id, seconds, max_moves), _rows(here, game_id, seconds, max_moves)
         for b, a in zip(before, after, strict=True):
             bd, ad, bg, ag = (float(x.replace(",", "")) for x in (b[3], a[3], b[6], a[6]))
-            print(f"| {a[0]} | {a[1]} | {bd:,.0f} | {ad:,.0f} | {ad / bd:.2f} | {bg:,.0f} | {ag:,.0f} | {ag / bg:.2f} |", flush=True)
+            print(
+                f"| {a[0]} | {a[1]} | {a[4]} | {bd:,.0f} | {ad:,.0f} | {ad / bd:.2f} "
+                f"| {a[7]} | {bg:,.0f} | {ag:,.0f} | {ag / bg:.2f} |",
+                flush=True,
+            )
 
 
 def main() -> None:

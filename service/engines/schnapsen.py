@@ -271,8 +271,8 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     """Deal the first deal of a match from ``deck`` (top card first). Raises BadSetup."""
     if players not in PLAYER_COUNTS:
         raise BadSetup("invalid_players", f"Schnapsen is for exactly 2 players, not {players}.", _rule("2"))
-    match = _new_state(State, (options, _PHASE_PLAY, 1, options.dealer, (0, 0)) + (None,) * 15 + ((), 0, seed))
-    return _fresh_deal(match, deck, options.dealer, 1)
+    blank = _new_state(State, (options, _PHASE_PLAY, 1, options.dealer, (0, 0)) + (None,) * 15 + ((), 0, seed))
+    return _fresh_deal(blank, deck, options.dealer, 1)  # the match fields, then the first deal
 
 
 def initial_events(state: State) -> list[Event]:
