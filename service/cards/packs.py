@@ -13,7 +13,7 @@ from typing import Final
 
 from . import RANKS, SUITS, Card
 
-__all__ = ["DeckProblem", "check_deck", "full_52", "pack_of", "short_20"]
+__all__ = ["DeckProblem", "check_deck", "full_52", "is_pack", "pack_of", "short_20"]
 
 
 def pack_of(ranks: Iterable[str], deck: str | None = None) -> tuple[Card, ...]:
@@ -42,12 +42,26 @@ def by_text(pack: tuple[Card, ...]) -> Mapping[str, Card]:
     return {str(c): c for c in pack}
 
 
+def is_pack(deck: Sequence[Card], pack: Sequence[Card]) -> bool:
+    """Whether ``deck`` holds every card of ``pack`` exactly once, in any order (the multisets are
+    equal). Without counting: as many cards, all distinct, forming the same set; a pack that
+    repeats a card is never matched this way and is left to the count."""
+    if len(deck) != len(pack):
+        return False
+    distinct = set(deck)
+    if len(distinct) == len(pack):
+        return distinct == set(pack)
+    return Counter(deck) == Counter(pack)
+
+
 class DeckProblem(ValueError):
     """A deck that is not exactly the expected pack; the message names what is wrong."""
 
 
 def check_deck(deck: Sequence[Card], pack: Sequence[Card]) -> None:
     """Raise DeckProblem unless ``deck`` holds every card of ``pack`` exactly once."""
+    if is_pack(deck, pack):
+        return
     have = Counter(deck)
     want = Counter(pack)
     if have == want:

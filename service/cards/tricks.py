@@ -31,23 +31,33 @@ def beats(challenger: Card, best: Card, trump: Suit | None, rank: Mapping[str, i
 def trick_winner(cards: Sequence[Card], trump: Suit | None, rank: Mapping[str, int]) -> int:
     """Index in ``cards`` (play order) of the card that wins: highest trump, else highest of the led suit."""
     best = 0
-    for i in range(1, len(cards)):
-        if beats(cards[i], cards[best], trump, rank):
-            best = i
+    top = cards[0]
+    for i in range(1, len(cards)):  # beats(), inline: this runs once per trick in every trick game
+        card = cards[i]
+        if card.suit is top.suit:
+            if rank[card.rank] > rank[top.rank]:
+                best, top = i, card
+        elif card.suit is trump:
+            best, top = i, card
     return best
 
 
 def of_suit(hand: Iterable[Card], suit: Suit) -> tuple[Card, ...]:
     """The cards of ``hand`` in ``suit``, in hand order."""
-    return tuple(c for c in hand if c.suit is suit)
+    return tuple([c for c in hand if c.suit is suit])
 
 
 def higher(cards: Iterable[Card], than: Card, rank: Mapping[str, int]) -> tuple[Card, ...]:
     """The cards of ``than``'s suit that outrank it."""
     floor = rank[than.rank]
-    return tuple(c for c in cards if c.suit is than.suit and rank[c.rank] > floor)
+    suit = than.suit
+    return tuple([c for c in cards if c.suit is suit and rank[c.rank] > floor])
 
 
 def points(cards: Iterable[Card], table: Mapping[str, int]) -> int:
     """Sum of the card-point values of ``cards`` under a game's point table."""
-    return sum(table.get(c.rank, 0) for c in cards)
+    get = table.get
+    total = 0
+    for c in cards:
+        total += get(c.rank, 0)
+    return total

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from ..cards import Card
 
@@ -25,9 +25,33 @@ __all__ = [
     "Seat",
     "event_view",
     "is_listed",
+    "quick_replace",
 ]
 
 Seat = int
+
+T = TypeVar("T", bound=tuple)  # type: ignore[type-arg]
+
+
+def quick_replace(cls: type[T]) -> type[T]:
+    """Give a ``NamedTuple`` class a faster ``_replace``: the same result and the same ValueError
+    for an unknown field, without ``_make`` mapping ``dict.pop`` over every field (a state of twenty
+    fields is rebuilt about twice as fast, and engines rebuild one at every move)."""
+    index = {name: i for i, name in enumerate(cls._fields)}  # type: ignore[attr-defined]
+    new = tuple.__new__
+
+    def _replace(self: T, /, **changes: Any) -> T:
+        values = list(self)
+        for name, value in changes.items():
+            i = index.get(name)
+            if i is None:
+                raise ValueError(f"Got unexpected field names: {[n for n in changes if n not in index]!r}")
+            values[i] = value
+        return new(type(self), values)
+
+    _replace.__doc__ = "Return a new instance with the named fields replaced by new values."
+    setattr(cls, "_replace", _replace)  # noqa: B010 (mypy: NamedTuple methods are read-only)
+    return cls
 
 
 @dataclass(frozen=True, slots=True)

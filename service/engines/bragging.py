@@ -16,7 +16,7 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .moves import NextDeal
 
 GAME_ID: Final = "bragging"
@@ -49,6 +49,16 @@ class Phase(StrEnum):
     BETTING = "betting"
     DEAL_OVER = "deal_over"
     GAME_OVER = "game_over"
+
+
+# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
+# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
+_PHASE_BLIND: Final = Phase.BLIND
+_PHASE_EXPOSE: Final = Phase.EXPOSE
+_PHASE_DEALER_EXPOSE: Final = Phase.DEALER_EXPOSE
+_PHASE_BETTING: Final = Phase.BETTING
+_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
+_PHASE_GAME_OVER: Final = Phase.GAME_OVER
 
 
 class ResultKind(StrEnum):
@@ -96,6 +106,7 @@ class Result(NamedTuple):
     hands: tuple[tuple[Seat, tuple[Card, ...]], ...]
 
 
+@quick_replace
 class State(NamedTuple):
     """The whole truth of a Bragging game (§5), hidden parts included."""
 
@@ -250,12 +261,12 @@ _CHECK: Final = tuple(Check(p) for p in _SEATS)
 _NEXT_DEAL: Final = {(size, p): NextDeal(p, pack=pack) for size, pack in PACKS.items() for p in _SEATS}
 
 _PHASE_MOVES: Final = {
-    Phase.BLIND: frozenset({"blind", "no_blind"}),
-    Phase.EXPOSE: frozenset({"expose"}),
-    Phase.DEALER_EXPOSE: frozenset({"expose"}),
-    Phase.BETTING: frozenset({"fold", "check", "call", "raise"}),
-    Phase.DEAL_OVER: frozenset({"next_deal"}),
-    Phase.GAME_OVER: frozenset(),
+    _PHASE_BLIND: frozenset({"blind", "no_blind"}),
+    _PHASE_EXPOSE: frozenset({"expose"}),
+    _PHASE_DEALER_EXPOSE: frozenset({"expose"}),
+    _PHASE_BETTING: frozenset({"fold", "check", "call", "raise"}),
+    _PHASE_DEAL_OVER: frozenset({"next_deal"}),
+    _PHASE_GAME_OVER: frozenset(),
 }
 
 
@@ -381,7 +392,7 @@ def _start_hand(
         players=players,
         hand_number=hand_number,
         dealer=dealer,
-        phase=Phase.BLIND,
+        phase=_PHASE_BLIND,
         to_move=(dealer + 1) % players,
         blinds=(0,) * players,
         hidden=((),) * players,
@@ -443,7 +454,7 @@ def _next_dealer(state: State) -> Seat:
 
 def to_move(state: State) -> frozenset[Seat]:
     """The seat to act (the next dealer in ``deal_over``); empty once the game is over."""
-    if state.phase is Phase.DEAL_OVER:
+    if state.phase is _PHASE_DEAL_OVER:
         return frozenset((_next_dealer(state),))
     return frozenset() if state.to_move is None else frozenset((state.to_move,))
 
@@ -452,17 +463,17 @@ def legal_moves(state: State) -> list[Move]:
     """Every legal move of the seat to act, in §6.4's listing order."""
     phase = state.phase
     p = state.to_move
-    if phase is Phase.DEAL_OVER:
+    if phase is _PHASE_DEAL_OVER:
         return [_NEXT_DEAL[len(pack(state.options)), _next_dealer(state)]]
     if p is None:
         return []
-    if phase is Phase.BLIND:
+    if phase is _PHASE_BLIND:
         least = max(state.blinds) + 1
         return [_NO_BLIND[p], Blind(p, min_amount=least)] if least <= MAX_STAKE else [_NO_BLIND[p]]
-    if phase is Phase.EXPOSE:
+    if phase is _PHASE_EXPOSE:
         a, b = state.hidden[p]
         return [Expose(p, ()), Expose(p, (a,)), Expose(p, (b,)), Expose(p, (a, b))]
-    if phase is Phase.DEALER_EXPOSE:
+    if phase is _PHASE_DEALER_EXPOSE:
         h = state.hidden[p]
         return [Expose(p, (h[i], h[j])) for i in range(len(h)) for j in range(i + 1, len(h))]
     # betting
@@ -484,14 +495,14 @@ _EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_player", "i
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §6/§8 code that applies; return if the move is legal."""
     phase = state.phase
-    if phase is Phase.GAME_OVER:
+    if phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7.5"))
     if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
         raise IllegalMove(move.code, move.detail, _rule("8"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if move_type not in _PHASE_MOVES[phase]:
         raise IllegalMove("wrong_phase", f"{move_type} is not allowed in the {phase.value} phase.", _rule("6"))
-    mover = _next_dealer(state) if phase is Phase.DEAL_OVER else state.to_move
+    mover = _next_dealer(state) if phase is _PHASE_DEAL_OVER else state.to_move
     if move.player != mover:
         raise IllegalMove("not_your_turn", f"It is seat {mover}'s turn, not seat {move.player}'s.", _rule("6"))
     match move:
@@ -545,7 +556,7 @@ def _check_expose(state: State, move: Expose) -> None:
             raise IllegalMove("invalid_card", f"{c} is not a card of the {len(the_pack)}-card pack.", _rule("2"))
     if len(set(cards)) != len(cards):
         raise IllegalMove("duplicate_card", "A card is listed twice.", _rule("6.2"))
-    if state.phase is Phase.DEALER_EXPOSE:
+    if state.phase is _PHASE_DEALER_EXPOSE:
         if len(cards) != 2:
             raise IllegalMove("wrong_number_of_cards", "The dealer turns up exactly two cards.", _rule("6.3"))
     elif len(cards) > 2:
@@ -652,7 +663,7 @@ def _end_blind_phase(state: State, events: list[Event]) -> State:
     state = state._replace(hidden=tuple(hidden), deck=deck[2 * n :])
     exposers = _exposers(n, state.dealer, state.blinds)
     if exposers:
-        return state._replace(phase=Phase.EXPOSE, to_move=exposers[0])
+        return state._replace(phase=_PHASE_EXPOSE, to_move=exposers[0])
     return _deal_last_rounds(state, events)
 
 
@@ -666,7 +677,7 @@ def _expose(state: State, move: Expose, events: list[Event]) -> State:
         hidden=_set(state.hidden, p, tuple(c for c in hidden if c not in chosen)),
         up=_set(state.up, p, state.up[p] + shown),
     )
-    if state.phase is Phase.DEALER_EXPOSE:
+    if state.phase is _PHASE_DEALER_EXPOSE:
         return _start_betting(state, events)
     state = state._replace(exposed_count=_set(state.exposed_count, p, len(shown)))
     exposers = _exposers(state.players, state.dealer, state.blinds)
@@ -701,7 +712,7 @@ def _deal_last_rounds(state: State, events: list[Event]) -> State:
     state = state._replace(hidden=tuple(hidden), up=tuple(up), deck=(), dead=deck[2 * n :])
     if state.blinds[state.dealer]:  # §6.3: a blind dealer keeps all four down
         return _start_betting(state, events)
-    return state._replace(phase=Phase.DEALER_EXPOSE, to_move=state.dealer)
+    return state._replace(phase=_PHASE_DEALER_EXPOSE, to_move=state.dealer)
 
 
 def _start_betting(state: State, events: list[Event]) -> State:
@@ -713,7 +724,7 @@ def _start_betting(state: State, events: list[Event]) -> State:
     else:
         first = eldest(state)
     return state._replace(
-        phase=Phase.BETTING,
+        phase=_PHASE_BETTING,
         to_move=first,
         contrib=state.blinds,
         current_bet=current,
@@ -782,7 +793,7 @@ def _end_hand(state: State, result: Result, events: list[Event]) -> State:
     events.append({"type": "hand_over", **_result_wire(result)})
     over = _hand_limit_met(state) or past_house_limit(state)
     state = state._replace(
-        phase=Phase.GAME_OVER if over else Phase.DEAL_OVER, to_move=None, pending=(), last_result=result
+        phase=_PHASE_GAME_OVER if over else _PHASE_DEAL_OVER, to_move=None, pending=(), last_result=result
     )
     if over:
         outcome_ = outcome(state)
@@ -822,7 +833,7 @@ def _result_wire(result: Result) -> dict[str, object]:
 
 def outcome(state: State) -> Outcome | None:
     """Once hand N has ended: the seats with the highest balance (CONVENTIONS.md)."""
-    if state.phase is not Phase.GAME_OVER:
+    if state.phase is not _PHASE_GAME_OVER:
         return None
     top = max(state.balances)
     return Outcome(frozenset(s for s, b in enumerate(state.balances) if b == top), "hands_played" if _hand_limit_met(state) else "house_limit")
@@ -830,9 +841,9 @@ def outcome(state: State) -> Outcome | None:
 
 def status(state: State) -> str:
     """Envelope status: in_progress, deal_over or finished."""
-    if state.phase is Phase.DEAL_OVER:
+    if state.phase is _PHASE_DEAL_OVER:
         return "deal_over"
-    return "finished" if state.phase is Phase.GAME_OVER else "in_progress"
+    return "finished" if state.phase is _PHASE_GAME_OVER else "in_progress"
 
 
 def derived(state: State) -> dict[str, object]:
@@ -948,7 +959,7 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
     staked = [b for b in (s.blinds[p] for p in seats) if b]
     if staked != sorted(set(staked)) or (staked and not s.blinds[seats[0]]):
         bad("blinds", "blinds rise strictly along the order, opened by the eldest")
-    if phase is Phase.BLIND:
+    if phase is _PHASE_BLIND:
         if any(c is not None for c in s.exposed_count):
             bad("exposed_count", "nobody has exposed before the deal")
         if any(s.hidden) or any(s.up) or s.dead:
@@ -966,10 +977,10 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
         cnt = s.exposed_count[p]
         if cnt is not None and (not eligible or not 0 <= cnt <= 2):
             bad(f"exposed_count.{p}", "0-2 for an eligible seat that has exposed, else null")
-    if phase is Phase.DEALER_EXPOSE and s.blinds[s.dealer]:
+    if phase is _PHASE_DEALER_EXPOSE and s.blinds[s.dealer]:
         bad("phase", "a dealer who staked blind does not expose")
-    if phase is not Phase.BLIND:
-        if phase is Phase.EXPOSE:
+    if phase is not _PHASE_BLIND:
+        if phase is _PHASE_EXPOSE:
             if s.to_move not in exposers:
                 bad("to_move", "must be an eligible seat in the exposure phase")
             else:
@@ -991,7 +1002,7 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
                     bad(f"hidden.{p}", "four cards per seat after the deal")
                     continue
                 if p == s.dealer:
-                    want_up = 0 if (s.blinds[p] or phase is Phase.DEALER_EXPOSE) else 2
+                    want_up = 0 if (s.blinds[p] or phase is _PHASE_DEALER_EXPOSE) else 2
                 elif s.blinds[p]:
                     want_up = 0
                 else:
@@ -1000,14 +1011,14 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
                         bad(f"exposed_count.{p}", "an eligible seat has exposed once the deal is over")
                 if len(s.up[p]) != want_up:
                     bad(f"up.{p}", f"must hold {want_up} face-up cards")
-    if phase in (Phase.BLIND, Phase.EXPOSE, Phase.DEALER_EXPOSE):
+    if phase in (_PHASE_BLIND, _PHASE_EXPOSE, _PHASE_DEALER_EXPOSE):
         if any(s.folded) or any(s.contrib) or s.current_bet or s.pending or s.last_result is not None:
             bad("contrib", "no betting before the betting round")
-        if phase is Phase.DEALER_EXPOSE and s.to_move != s.dealer:
+        if phase is _PHASE_DEALER_EXPOSE and s.to_move != s.dealer:
             bad("to_move", "the dealer exposes")
         if s.carry:
             bad("carry", "is 0 during a hand")
-    elif phase is Phase.BETTING:
+    elif phase is _PHASE_BETTING:
         active = [p for p in range(n) if not s.folded[p]]
         if len(active) < 2:
             bad("folded", "at least two seats are in during betting")

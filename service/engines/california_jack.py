@@ -19,7 +19,7 @@ from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, strength
 from ..cards.turns import draw_in_turn
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .moves import NextDeal
 
 GAME_ID: Final = "california_jack"
@@ -57,6 +57,14 @@ class Phase(StrEnum):
     PLAY = "play"
     DEAL_OVER = "deal_over"
     GAME_OVER = "game_over"
+
+
+# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
+# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
+_PHASE_PLAY: Final = Phase.PLAY
+_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
+_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+_STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +156,7 @@ class LastHand(NamedTuple):
     game_totals: tuple[int, int]
 
 
+@quick_replace
 class State(NamedTuple):
     """The whole truth of a California Jack match (§5), hidden parts included."""
 
@@ -229,7 +238,7 @@ def _deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat) -
     d_hand = tuple(deck[3:6]) + tuple(deck[9:12])
     stock = tuple(deck[12:])
     state_fields.update(
-        phase=Phase.PLAY,
+        phase=_PHASE_PLAY,
         dealer=dealer,
         to_move=(nd,),
         hands=(d_hand, nd_hand) if dealer == 0 else (nd_hand, d_hand),
@@ -305,8 +314,8 @@ def _allowed(hand: tuple[Card, ...], led: Suit, trump: Suit, rule: str) -> tuple
 
 def legal_moves(state: State) -> list[Move]:
     """One ``play`` per legal card of the seat to move, or the ``next_deal`` template."""
-    if state.phase is not Phase.PLAY:
-        if state.phase is Phase.DEAL_OVER:
+    if state.phase is not _PHASE_PLAY:
+        if state.phase is _PHASE_DEAL_OVER:
             return [_NEXT_DEAL[state.to_move[0]]]
         return []
     p = state.to_move[0]
@@ -324,14 +333,14 @@ _EARLY_PARSE_CODES: Final = frozenset({"invalid_move", "unknown_move_type", "inv
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
-    if state.phase is Phase.GAME_OVER:
+    if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("6.3"))
     if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
         raise IllegalMove(move.code, move.detail, _rule("8"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
-    if state.phase is Phase.DEAL_OVER and move_type != "next_deal":
+    if state.phase is _PHASE_DEAL_OVER and move_type != "next_deal":
         raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", _rule("6.2"))
-    if state.phase is Phase.PLAY and move_type == "next_deal":
+    if state.phase is _PHASE_PLAY and move_type == "next_deal":
         raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", _rule("6.2"))
     if move.player not in state.to_move:
         raise IllegalMove("not_your_turn", f"It is seat {state.to_move[0]}'s turn, not seat {move.player}'s.", _rule("6"))
@@ -500,9 +509,9 @@ def _score_hand(state: State, events: list[Event]) -> State:
     )
     if credit.winner is not None:
         events.append({"type": "game_over", "winner": [credit.winner]})
-        return state._replace(phase=Phase.GAME_OVER, scores=scores, last_hand=last, winner=credit.winner, to_move=())
+        return state._replace(phase=_PHASE_GAME_OVER, scores=scores, last_hand=last, winner=credit.winner, to_move=())
     dealer = 1 - state.dealer
-    return state._replace(phase=Phase.DEAL_OVER, scores=scores, last_hand=last, dealer=dealer, to_move=(dealer,))
+    return state._replace(phase=_PHASE_DEAL_OVER, scores=scores, last_hand=last, dealer=dealer, to_move=(dealer,))
 
 
 # --- the outside view ------------------------------------------------------------------------
@@ -510,14 +519,14 @@ def _score_hand(state: State, events: list[Event]) -> State:
 
 def outcome(state: State) -> Outcome | None:
     """The winner once the game is over (§7)."""
-    if state.phase is not Phase.GAME_OVER or state.winner is None:
+    if state.phase is not _PHASE_GAME_OVER or state.winner is None:
         return None
     return Outcome(frozenset((state.winner,)), "target_reached")
 
 
 def status(state: State) -> str:
     """Envelope status: in_progress, deal_over or finished."""
-    return {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}[state.phase]
+    return _STATUS[state.phase]
 
 
 def stock_top(state: State) -> Card | None:
@@ -649,7 +658,7 @@ def check_state(state: State) -> None:
     _check_tricks(s, bad)
     _check_draws(s, bad)
     target = s.options.target
-    if s.phase is Phase.PLAY:
+    if s.phase is _PHASE_PLAY:
         _check_play_phase(s, bad)
     else:
         if n != TRICKS_PER_HAND:
@@ -658,7 +667,7 @@ def check_state(state: State) -> None:
             bad("last_hand", "a finished hand is recorded in last_hand with this deal_number")
         elif s.last_hand.trump is not s.trump:
             bad("last_hand.trump", "must be the final trump")
-        if s.phase is Phase.DEAL_OVER:
+        if s.phase is _PHASE_DEAL_OVER:
             if max(s.scores) >= target:
                 bad("phase", "deal_over although a seat reached the target")
             if s.to_move != (s.dealer,):
@@ -679,7 +688,7 @@ def check_state(state: State) -> None:
 def _check_tricks(s: State, bad: Callable[[str, str], None]) -> None:
     """Each trick: two cards of different seats, led by its leader, won by the rules, leader chain."""
     # the hand's dealer: in deal_over the dealer has already passed to the other seat (§7)
-    leader = s.dealer if s.phase is Phase.DEAL_OVER else 1 - s.dealer
+    leader = s.dealer if s.phase is _PHASE_DEAL_OVER else 1 - s.dealer
     fixed_trump = s.tricks[0].trump if s.tricks else None
     for i, t in enumerate(s.tricks):
         where = f"tricks.{i}"

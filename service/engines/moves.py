@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import ClassVar
 
 from ..cards import Card
+from ..cards.packs import is_pack
 from .base import Seat
 
 __all__ = ["NextDeal"]
@@ -32,6 +32,5 @@ class NextDeal:
             isinstance(move, NextDeal)
             and move.player == self.player
             and move.deck is not None
-            and len(move.deck) == len(self.pack)
-            and Counter(move.deck) == Counter(self.pack)
+            and is_pack(move.deck, self.pack)
         )

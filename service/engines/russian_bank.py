@@ -20,7 +20,7 @@ from typing import ClassVar, Final, NamedTuple
 
 from ..cards import RANKS, Card, Suit
 from ..cards.packs import DeckProblem, check_deck, pack_of
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 
 GAME_ID: Final = "russian_bank"
 NAME: Final = "Russian Bank"
@@ -132,6 +132,12 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
+# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
+# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
+_PHASE_PLAY: Final = Phase.PLAY
+_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+
+
 class Reason(StrEnum):
     OUT = "out"
     STALEMATE = "stalemate"
@@ -154,6 +160,7 @@ class Result(NamedTuple):
     points: int
 
 
+@quick_replace
 class State(NamedTuple):
     """The whole truth of a Russian Bank game (§5.1), hidden parts included."""
 
@@ -282,7 +289,7 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     first = _first_player(options.first_player, (seat0.stock[-1], seat1.stock[-1]), tableau)
     return State(
         options=options,
-        phase=Phase.PLAY,
+        phase=_PHASE_PLAY,
         first_player=first,
         to_move=first,
         turn_number=1,
@@ -388,7 +395,7 @@ def legal_moves(state: State) -> list[Move]:
     One pass over the tableau collects its free cards, the card keys its piles want and its empty
     piles; each free card then finds its targets by lookups (no rescan of the piles per card).
     """
-    if state.phase is not Phase.PLAY or state.to_move is None:
+    if state.phase is not _PHASE_PLAY or state.to_move is None:
         return []
     p = state.to_move
     me = state.players[p]
@@ -449,7 +456,7 @@ def legal_moves(state: State) -> list[Move]:
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
-    if state.phase is Phase.GAME_OVER:
+    if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7"))
     if isinstance(move, BadMove):  # every parse-level code comes before not_your_turn in §8
         raise IllegalMove(move.code, move.detail, _rule("8"))
@@ -657,7 +664,7 @@ def _end(state: State, result: Result, events: list[Event]) -> State:
             "points": result.points,
         }
     )
-    return state._replace(phase=Phase.GAME_OVER, to_move=None, result=result)
+    return state._replace(phase=_PHASE_GAME_OVER, to_move=None, result=result)
 
 
 # --- scores and the outside view ------------------------------------------------------------
@@ -676,14 +683,14 @@ def cards_left(state: State, seat: Seat) -> int:
 
 
 def outcome(state: State) -> Outcome | None:
-    if state.phase is not Phase.GAME_OVER or state.result is None:
+    if state.phase is not _PHASE_GAME_OVER or state.result is None:
         return None
     r = state.result
     return Outcome(frozenset() if r.winner is None else frozenset((r.winner,)), r.reason.value)
 
 
 def status(state: State) -> str:
-    return "finished" if state.phase is Phase.GAME_OVER else "in_progress"
+    return "finished" if state.phase is _PHASE_GAME_OVER else "in_progress"
 
 
 def derived(state: State) -> dict[str, object]:
@@ -793,7 +800,7 @@ def check_state(state: State) -> None:
         bad("turn_number", "must be at least 1")
     if s.seq < 0:
         bad("seq", "must not be negative")
-    if s.phase is Phase.PLAY:
+    if s.phase is _PHASE_PLAY:
         if s.to_move not in (0, 1):
             bad("to_move", "must be 0 or 1 during play")
         if s.result is not None:

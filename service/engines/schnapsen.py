@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Final, NamedTuple, assert_never
+from typing import Any, ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, short_20
-from ..cards.tricks import beats, higher, of_suit
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from ..cards.tricks import of_suit
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .moves import NextDeal
 
 GAME_ID: Final = "schnapsen"
@@ -51,6 +51,13 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
+# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
+# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
+_PHASE_PLAY: Final = Phase.PLAY
+_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
+_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+
+
 class Reason(StrEnum):
     """§7.3 ways a deal ends."""
 
@@ -58,6 +65,13 @@ class Reason(StrEnum):
     FALSE_CLAIM = "false_claim"
     LAST_TRICK = "last_trick"
     CLOSER_FAILED = "closer_failed"
+
+
+_REASON_CLAIM: Final = Reason.CLAIM
+_REASON_FALSE_CLAIM: Final = Reason.FALSE_CLAIM
+_REASON_LAST_TRICK: Final = Reason.LAST_TRICK
+_REASON_CLOSER_FAILED: Final = Reason.CLOSER_FAILED
+_STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +134,7 @@ class Result(NamedTuple):
     points: tuple[int, int]
 
 
+@quick_replace
 class State(NamedTuple):
     """The whole truth of a Schnapsen match (§5.1), hidden parts included."""
 
@@ -202,6 +217,8 @@ _EXCHANGE: Final = (Exchange(0), Exchange(1))
 _CLOSE: Final = (Close(0), Close(1))
 _MARRIAGE: Final = {(p, s): Marriage(p, s) for p in (0, 1) for s in SUIT_ORDER}
 _PLAY: Final = {(p, c): Play(p, c) for p in (0, 1) for c in PACK}
+_PLAY_OF: Final = tuple({c: _PLAY[p, c] for c in PACK} for p in (0, 1))  # by seat, then card
+_MARRIAGE_OF: Final = tuple({s: _MARRIAGE[p, s] for s in SUIT_ORDER} for p in (0, 1))
 _NEXT_DEAL: Final = (NextDeal(0, pack=PACK), NextDeal(1, pack=PACK))
 _KING: Final = {s: Card("K", s) for s in SUIT_ORDER}
 _QUEEN: Final = {s: Card("Q", s) for s in SUIT_ORDER}
@@ -230,37 +247,32 @@ def _deal(options: Options, deck: Sequence[Card], dealer: Seat) -> tuple[
     return hands, tuple(deck[11:]), deck[6]
 
 
-def _fresh_deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat, options: Options) -> dict[str, object]:
-    hands, talon, trump = _deal(options, deck, dealer)
+def _fresh_deal(state: State, deck: Sequence[Card], dealer: Seat, deal_number: int) -> State:
+    """``state`` (its match fields: options, game points, results, seq, seed) with deal
+    ``deal_number`` dealt from ``deck`` by ``dealer`` (§4)."""
+    hands, talon, trump = _deal(state.options, deck, dealer)
     eldest = 1 - dealer
-    state_fields.update(
-        phase=Phase.PLAY,
-        dealer=dealer,
-        hands=hands,
-        talon=talon,
-        trump_card=trump,
-        trump_suit=trump.suit,
-        closed_by=None,
-        closing=None,
-        leader=eldest,  # §4.3: the eldest leads
-        to_move=eldest,
-        trick=(),
-        marriage_pending=None,
-        tricks=((), ()),
-        marriages=((), ()),
-        revealed=(),
-        last_trick=None,
-        result=None,
-    )
-    return state_fields
+    fields = list(state)
+    fields[_PHASE] = _PHASE_PLAY
+    fields[_DEAL_NUMBER] = deal_number
+    fields[_DEALER] = dealer
+    fields[_HANDS] = hands
+    fields[_TALON] = talon
+    fields[_TRUMP_CARD] = trump
+    fields[_TRUMP_SUIT] = trump.suit
+    fields[_CLOSED_BY] = fields[_CLOSING] = fields[_PENDING] = fields[_LAST_TRICK] = fields[_RESULT] = None
+    fields[_LEADER] = fields[_TO_MOVE] = eldest  # §4.3: the eldest leads
+    fields[_TRICK] = fields[_REVEALED] = ()
+    fields[_TRICKS] = fields[_MARRIAGES] = ((), ())
+    return _new_state(State, fields)
 
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first deal of a match from ``deck`` (top card first). Raises BadSetup."""
     if players not in PLAYER_COUNTS:
         raise BadSetup("invalid_players", f"Schnapsen is for exactly 2 players, not {players}.", _rule("2"))
-    fields = _fresh_deal({}, deck, options.dealer, options)
-    return State(options=options, deal_number=1, game_points=(0, 0), results=(), seq=0, seed=seed, **fields)  # type: ignore[arg-type]
+    blank = _new_state(State, (options, _PHASE_PLAY, 1, options.dealer, (0, 0)) + (None,) * 15 + ((), 0, seed))
+    return _fresh_deal(blank, deck, options.dealer, 1)  # the match fields, then the first deal
 
 
 def initial_events(state: State) -> list[Event]:
@@ -279,14 +291,18 @@ def talon_size(state: State) -> int:
 def card_points(state: State, seat: Seat) -> int:
     """Card points of the tricks ``seat`` has won."""
     cp = CARD_POINTS
-    return sum(cp[a.rank] + cp[b.rank] for a, b in state.tricks[seat])
+    total = 0
+    for a, b in state.tricks[seat]:
+        total += cp[a.rank] + cp[b.rank]
+    return total
 
 
 def points(state: State, seat: Seat) -> int:
     """§7.1 counted points: card points, plus marriages once the seat has won a trick."""
     total = card_points(state, seat)
     if state.tricks[seat]:
-        total += sum(m.points for m in state.marriages[seat])
+        for m in state.marriages[seat]:
+            total += m.points
     return total
 
 
@@ -322,53 +338,66 @@ def to_move(state: State) -> frozenset[Seat]:
 
 def _follow_options(hand: tuple[Card, ...], led: Card, trump: Suit) -> tuple[Card, ...]:
     """§6.6 strict play: head the trick in suit, else any of the suit, else trump, else anything."""
-    same = of_suit(hand, led.suit)
+    suit = led.suit
+    same = tuple([c for c in hand if c.suit is suit])
     if same:
-        return higher(same, led, RANK) or same
-    if led.suit is not trump:
-        trumps = of_suit(hand, trump)
+        floor = RANK[led.rank]
+        return tuple([c for c in same if RANK[c.rank] > floor]) or same
+    if suit is not trump:
+        trumps = tuple([c for c in hand if c.suit is trump])
         if trumps:
             return trumps
     return hand
 
 
+def _playable(state: State, p: Seat) -> tuple[Card, ...]:
+    """The cards seat ``p`` (the seat to act in a deal in play) may play now: the one statement
+    that ``legal_moves`` lists and ``step`` accepts a ``play`` by (§6.5, §6.6)."""
+    hand = state.hands[p]
+    trick = state.trick
+    if trick:  # follow turn: strict play once the talon is closed or exhausted
+        if state.closed_by is not None or (not state.talon and state.trump_card is None):
+            return _follow_options(hand, trick[0], state.trump_suit)
+        return hand
+    pending = state.marriage_pending
+    if pending is not None:  # §6.5: lead the K or Q of the declared suit
+        king, queen = _KING[pending], _QUEEN[pending]
+        return tuple([c for c in hand if c == king or c == queen])
+    return hand
+
+
 def legal_moves(state: State) -> list[Move]:
     """Every legal move of the seat to act, in §6.8 reference order."""
-    if state.phase is not Phase.PLAY:
-        if state.phase is Phase.DEAL_OVER:
+    if state.phase is not _PHASE_PLAY:
+        if state.phase is _PHASE_DEAL_OVER:
             return [_NEXT_DEAL[state.to_move]]  # type: ignore[index]
         return []
     p = state.to_move
     assert p is not None
-    hand = state.hands[p]
+    plays = _PLAY_OF[p].__getitem__
     if state.trick:  # follow turn
-        cards = _follow_options(hand, state.trick[0], state.trump_suit) if _strict(state) else hand
-        return [_PLAY[p, c] for c in cards]
-    out: list[Move] = []
+        return list(map(plays, _playable(state, p)))
     opts = state.options
-    pending = state.marriage_pending
-    if not opts.auto_claim:
-        out.append(_CLAIM[p])
-    if pending is not None:  # §6.5: only claim, or lead the K or Q of the declared suit
-        pair = (_KING[pending], _QUEEN[pending])
-        out.extend(_PLAY[p, c] for c in hand if c in pair)
+    out: list[Move] = [] if opts.auto_claim else [_CLAIM[p]]
+    if state.marriage_pending is not None:  # §6.5: only claim, or lead the K or Q of the declared suit
+        out.extend(map(plays, _playable(state, p)))
         return out
-    size = len(state.talon) + (state.trump_card is not None)
+    hand = state.hands[p]
     if state.closed_by is None:
         trump = state.trump_card
-        if (
-            trump is not None
-            and size >= (2 if opts.exchange_with_two_left else 3)
-            and _JACK[state.trump_suit] in hand
-        ):
+        size = len(state.talon) + (trump is not None)
+        if trump is not None and size >= (2 if opts.exchange_with_two_left else 3) and _JACK[state.trump_suit] in hand:
             out.append(_EXCHANGE[p])
         if size >= 3:
             out.append(_CLOSE[p])
     if not opts.marriage_requires_trick or state.tricks[p]:
-        for s in SUIT_ORDER:
-            if _KING[s] in hand and _QUEEN[s] in hand:
-                out.append(_MARRIAGE[p, s])
-    out.extend(_PLAY[p, c] for c in hand)
+        suits = [c.suit for c in hand if c.rank == "K" and _QUEEN[c.suit] in hand]
+        if suits:
+            if len(suits) > 1:
+                suits.sort(key=SUIT_ORDER.index)
+            marriages = _MARRIAGE_OF[p]
+            out.extend([marriages[s] for s in suits])
+    out.extend(map(plays, hand))
     return out
 
 
@@ -380,12 +409,12 @@ _EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_move", "inv
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
-    if state.phase is Phase.GAME_OVER:
+    if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The match is over; no move is accepted.", _rule("7.4"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
-    if state.phase is Phase.DEAL_OVER and move_type != "next_deal":
+    if state.phase is _PHASE_DEAL_OVER and move_type != "next_deal":
         raise IllegalMove("wrong_phase", "The deal is over; only next_deal is allowed.", _rule("6.7"))
-    if state.phase is Phase.PLAY and move_type == "next_deal":
+    if state.phase is _PHASE_PLAY and move_type == "next_deal":
         raise IllegalMove("wrong_phase", "next_deal is only allowed once the deal is over.", _rule("6.7"))
     if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
         raise IllegalMove(move.code, move.detail, _rule("8"))
@@ -477,16 +506,75 @@ def _check_play(state: State, move: Play) -> None:
 
 def apply(state: State, move: Move | BadMove) -> State:
     """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
+    return _advance(state, move, None)
 
 
 def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
     """``apply``, also returning the events the move caused, in order."""
+    events: list[Event] = []
+    return _advance(state, move, events), events
+
+
+def _advance(state: State, move: Move | BadMove, events: list[Event] | None) -> State:
+    """The state after ``move``, appending its events to ``events`` unless it is None (``apply``)."""
+    if type(move) is Play and state.phase is _PHASE_PLAY:
+        # the common move: a card the seat to act may play (the same ``_playable`` that
+        # legal_moves lists) goes straight to its transition; anything else, and every refusal,
+        # takes the full §8 check below
+        p, c = move.player, move.card
+        if p == state.to_move:
+            if state.trick:
+                if c in _playable(state, p):
+                    if events is not None:
+                        events.append({"type": "card_played", "player": p, "card": c})
+                    return _finish_trick(state, p, c, events)
+            elif c in (state.hands[p] if state.marriage_pending is None else _playable(state, p)):  # _playable's lead
+                if events is not None:
+                    events.append({"type": "card_played", "player": p, "card": c})
+                return _lead(state, p, c)
     _check(state, move)
     assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
+    new = _next(state, move, [] if events is None else events)
+    if type(move) is not Play:  # a play's transition (_lead, _finish_trick) sets ``seq`` itself
+        new = new._replace(seq=state.seq + 1)
+    return new
+
+
+# Field positions in ``State``: the move path builds the next state from a list of the fields
+# (``tuple.__new__``), several times faster than ``NamedTuple._replace``.
+_F: Final = {name: i for i, name in enumerate(State._fields)}
+_PHASE, _DEAL_NUMBER, _DEALER, _HANDS, _TALON = _F["phase"], _F["deal_number"], _F["dealer"], _F["hands"], _F["talon"]
+_TRUMP_CARD, _TRUMP_SUIT, _CLOSED_BY, _CLOSING, _LEADER = _F["trump_card"], _F["trump_suit"], _F["closed_by"], _F["closing"], _F["leader"]
+_TO_MOVE, _MARRIAGES, _RESULT = _F["to_move"], _F["marriages"], _F["result"]
+_TRICK, _PENDING, _TRICKS, _REVEALED, _LAST_TRICK, _SEQ = (
+    _F["trick"], _F["marriage_pending"], _F["tricks"], _F["revealed"], _F["last_trick"], _F["seq"]
+)
+_new_state: Final = tuple.__new__
+
+
+def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """``hand`` less ``card`` (which it holds once)."""
+    i = hand.index(card)
+    return hand[:i] + hand[i + 1:]
+
+
+def _lead(state: State, p: Seat, c: Card) -> State:
+    """§6.6 the leader plays ``c``; after a marriage (§6.5) its other card becomes known."""
+    fields = list(state)
+    hands = state.hands
+    hand = hands[p]
+    i = hand.index(c)
+    hand = hand[:i] + hand[i + 1:]
+    fields[_HANDS] = (hand, hands[1]) if p == 0 else (hands[0], hand)
+    pending = state.marriage_pending
+    if pending is not None:
+        partner = _QUEEN[pending] if c.rank == "K" else _KING[pending]
+        fields[_REVEALED] = state.revealed + (Reveal(p, partner),)
+        fields[_PENDING] = None
+    fields[_TRICK] = (c,)
+    fields[_TO_MOVE] = 1 - p
+    fields[_SEQ] = state.seq + 1
+    return _new_state(State, fields)
 
 
 def _next(state: State, move: Move, events: list[Event]) -> State:
@@ -526,25 +614,13 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             events.append({"type": "card_played", "player": p, "card": c})
             if state.trick:
                 return _finish_trick(state, p, c, events)
-            hand = tuple(x for x in state.hands[p] if x != c)
-            revealed = state.revealed
-            pending = state.marriage_pending
-            if pending is not None:
-                partner = _QUEEN[pending] if c.rank == "K" else _KING[pending]
-                revealed = revealed + (Reveal(p, partner),)
-            return state._replace(
-                hands=_set(state.hands, p, hand),
-                trick=(c,),
-                marriage_pending=None,
-                revealed=revealed,
-                to_move=1 - p,
-            )
+            return _lead(state, p, c)
         case NextDeal(player=q, deck=deck):
             if deck is None:
                 raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.7"))
-            fields = _fresh_deal({}, deck, q, state.options)
-            events.append({"type": "deal_started", "dealer": q, "deal_number": state.deal_number + 1, "trump_card": fields["trump_card"]})
-            return state._replace(deal_number=state.deal_number + 1, **fields)  # type: ignore[arg-type]
+            new = _fresh_deal(state, deck, q, state.deal_number + 1)
+            events.append({"type": "deal_started", "dealer": q, "deal_number": new.deal_number, "trump_card": new.trump_card})
+            return new
         case _:
             assert_never(move)
 
@@ -553,47 +629,81 @@ def _set(pair: tuple, seat: Seat, value: object) -> tuple:  # type: ignore[type-
     return (value, pair[1]) if seat == 0 else (pair[0], value)
 
 
-def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Event]) -> State:
-    """§6.6 trick resolution, drawing, and the end-of-trick checks."""
+def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Event] | None) -> State:
+    """§6.6 trick resolution, drawing, and the end-of-trick checks (events to ``events`` unless None)."""
     leader = state.leader
     led = state.trick[0]
-    winner = follower if beats(followed, led, state.trump_suit, RANK) else leader
-    loser = 1 - winner
+    if followed.suit is led.suit:  # beats(): the higher rank of the suit, else only a trump
+        winner = follower if RANK[followed.rank] > RANK[led.rank] else leader
+    else:
+        winner = follower if followed.suit is state.trump_suit else leader
     hands = list(state.hands)
-    hands[follower] = tuple(x for x in hands[follower] if x != followed)
+    hands[follower] = _without(hands[follower], followed)
     trick = (led, followed)
-    tricks = list(state.tricks)
-    tricks[winner] = tricks[winner] + (trick,)
-    gained = CARD_POINTS[led.rank] + CARD_POINTS[followed.rank]
-    events.append({"type": "trick_won", "player": winner, "cards": trick, "points": gained})
-    talon, trump_card, revealed = state.talon, state.trump_card, state.revealed
-    if state.closed_by is None and (talon or trump_card is not None):
-        for taker in (winner, loser):  # the winner draws first
-            if talon:
-                drawn, talon = talon[0], talon[1:]
-                events.append({"type": "card_drawn", "player": taker, "card": drawn, "private_to": taker, "private": ("card",)})
-            else:
-                drawn, trump_card = trump_card, None  # type: ignore[assignment]
-                revealed = revealed + (Reveal(taker, drawn),)
-                events.append({"type": "card_drawn", "player": taker, "card": drawn, "trump_card": True})
-            hands[taker] = hands[taker] + (drawn,)
-    new = state._replace(
-        hands=(hands[0], hands[1]),
-        talon=talon,
-        trump_card=trump_card,
-        revealed=revealed,
-        tricks=(tricks[0], tricks[1]),
-        trick=(),
-        last_trick=LastTrick(trick, leader, winner),
-        leader=winner,
-        to_move=winner,
-    )
+    tricks = state.tricks
+    won = tricks[winner] + (trick,)
+    if events is not None:
+        gained = CARD_POINTS[led.rank] + CARD_POINTS[followed.rank]
+        events.append({"type": "trick_won", "player": winner, "cards": trick, "points": gained})
+    fields: list[Any] = list(state)
+    talon = state.talon
+    if state.closed_by is None and talon:  # the winner draws first, the trump card comes last
+        loser = 1 - winner
+        if len(talon) >= 2:
+            hands[winner] = hands[winner] + (talon[0],)
+            hands[loser] = hands[loser] + (talon[1],)
+            fields[_TALON] = talon[2:]
+            if events is not None:
+                events.append({"type": "card_drawn", "player": winner, "card": talon[0], "private_to": winner, "private": ("card",)})
+                events.append({"type": "card_drawn", "player": loser, "card": talon[1], "private_to": loser, "private": ("card",)})
+        else:
+            _draw_last(state, winner, hands, fields, events)
+    elif state.closed_by is None and state.trump_card is not None:
+        _draw_last(state, winner, hands, fields, events)
+    fields[_HANDS] = (hands[0], hands[1])
+    fields[_TRICKS] = (won, tricks[1]) if winner == 0 else (tricks[0], won)
+    fields[_TRICK] = ()
+    fields[_LAST_TRICK] = _new_state(LastTrick, (trick, leader, winner))
+    fields[_LEADER] = fields[_TO_MOVE] = winner
+    fields[_SEQ] = state.seq + 1
+    new: State = _new_state(State, fields)
     if not hands[0] and not hands[1]:
-        return _end_of_play(new, winner, events)
-    if state.options.auto_claim and points(new, winner) >= WINNING_POINTS:
-        events.append({"type": "claim", "player": winner, "points": points(new, winner), "correct": True, "auto": True})
-        return _end_by_claim(new, winner, True, events)
+        return _end_of_play(new, winner, [] if events is None else events)
+    # points(new, winner), inline, and only once 66 is within reach (a trick holds at most 22
+    # card points, a marriage 40)
+    if state.options.auto_claim and 22 * len(won) + 40 * len(state.marriages[winner]) >= WINNING_POINTS:
+        cp = CARD_POINTS
+        total = 0
+        for a, b in won:
+            total += cp[a.rank] + cp[b.rank]
+        for meld in state.marriages[winner]:
+            total += meld.points
+        if total >= WINNING_POINTS:
+            events = [] if events is None else events
+            events.append({"type": "claim", "player": winner, "points": total, "correct": True, "auto": True})
+            return _end_by_claim(new, winner, True, events)
     return new
+
+
+def _draw_last(state: State, winner: Seat, hands: list[tuple[Card, ...]], fields: list[Any], events: list[Event] | None) -> None:
+    """§6.6 the draws from a talon of one card or less: each seat from the winner on takes the top
+    card while one is left, then the trump card (which becomes known)."""
+    talon, trump_card = state.talon, state.trump_card
+    for taker in (winner, 1 - winner):
+        if talon:
+            drawn, talon = talon[0], talon[1:]
+            if events is not None:
+                events.append({"type": "card_drawn", "player": taker, "card": drawn, "private_to": taker, "private": ("card",)})
+        elif trump_card is not None:
+            drawn, trump_card = trump_card, None
+            fields[_REVEALED] = state.revealed + (Reveal(taker, drawn),)
+            if events is not None:
+                events.append({"type": "card_drawn", "player": taker, "card": drawn, "trump_card": True})
+        else:
+            break
+        hands[taker] = hands[taker] + (drawn,)
+    fields[_TALON] = talon
+    fields[_TRUMP_CARD] = trump_card
 
 
 def _end_by_claim(state: State, x: Seat, correct: bool, events: list[Event]) -> State:
@@ -609,13 +719,13 @@ def _end_by_claim(state: State, x: Seat, correct: bool, events: list[Event]) -> 
         else:
             assert closing is not None
             value = _penalty(closing.opp_tricks)
-        return _end_deal(state, x, value, Reason.CLAIM, events)
+        return _end_deal(state, x, value, _REASON_CLAIM, events)
     if closer == x:
         assert closing is not None
         value = _penalty(closing.opp_tricks)
     else:
         value = _penalty(len(state.tricks[y]))
-    return _end_deal(state, y, value, Reason.FALSE_CLAIM, events)
+    return _end_deal(state, y, value, _REASON_FALSE_CLAIM, events)
 
 
 def _end_of_play(state: State, last_winner: Seat, events: list[Event]) -> State:
@@ -623,16 +733,16 @@ def _end_of_play(state: State, last_winner: Seat, events: list[Event]) -> State:
     closer, closing = state.closed_by, state.closing
     if closer is None:
         loser = 1 - last_winner
-        return _end_deal(state, last_winner, _value(len(state.tricks[loser]), points(state, loser)), Reason.LAST_TRICK, events)
+        return _end_deal(state, last_winner, _value(len(state.tricks[loser]), points(state, loser)), _REASON_LAST_TRICK, events)
     assert closing is not None
     if last_winner == closer and points(state, closer) >= WINNING_POINTS:
-        return _end_deal(state, closer, _value(closing.opp_tricks, closing.opp_points), Reason.CLAIM, events)
-    return _end_deal(state, 1 - closer, _penalty(closing.opp_tricks), Reason.CLOSER_FAILED, events)
+        return _end_deal(state, closer, _value(closing.opp_tricks, closing.opp_points), _REASON_CLAIM, events)
+    return _end_deal(state, 1 - closer, _penalty(closing.opp_tricks), _REASON_CLOSER_FAILED, events)
 
 
 def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: list[Event]) -> State:
     """Record the deal's result; §7.4 match end or wait for the next dealer."""
-    result = Result(winner, value, reason, (points(state, 0), points(state, 1)))
+    result: Result = _new_state(Result, (winner, value, reason, (points(state, 0), points(state, 1))))
     game_points = _set(state.game_points, winner, state.game_points[winner] + value)
     events.append(
         {"type": "deal_over", "winner": winner, "game_points": value, "reason": reason, "points": result.points}
@@ -641,7 +751,7 @@ def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: li
     if over:
         events.append({"type": "game_over", "winner": [winner]})
     return state._replace(
-        phase=Phase.GAME_OVER if over else Phase.DEAL_OVER,
+        phase=_PHASE_GAME_OVER if over else _PHASE_DEAL_OVER,
         game_points=game_points,
         result=result,
         results=state.results + (result,),
@@ -656,14 +766,14 @@ def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: li
 
 def outcome(state: State) -> Outcome | None:
     """The match winner once the match is over (§7.4)."""
-    if state.phase is not Phase.GAME_OVER or state.result is None:
+    if state.phase is not _PHASE_GAME_OVER or state.result is None:
         return None
     return Outcome(frozenset((state.result.winner,)), "target_reached")
 
 
 def status(state: State) -> str:
     """Envelope status: in_progress, deal_over or finished."""
-    return {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}[state.phase]
+    return _STATUS[state.phase]
 
 
 def derived(state: State) -> dict[str, object]:
@@ -824,12 +934,12 @@ def check_state(state: State) -> None:
     if tuple(totals) != tuple(s.game_points):
         bad("game_points", "must equal the sum of the results' game points")
     target = s.options.target
-    if s.phase is Phase.PLAY:
+    if s.phase is _PHASE_PLAY:
         _check_play_phase(s, n_tricks, bad)
     else:
         if s.result is None or not s.results or s.result != s.results[-1]:
             bad("result", "a finished deal has a result equal to the last of results")
-        if s.phase is Phase.DEAL_OVER:
+        if s.phase is _PHASE_DEAL_OVER:
             if max(s.game_points) >= target:
                 bad("phase", "deal_over although a seat reached the target")
             if s.to_move != 1 - s.dealer:

@@ -17,7 +17,7 @@ from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import of_suit, strength, trick_winner
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .moves import NextDeal
 
 GAME_ID: Final = "seven_up"
@@ -51,6 +51,16 @@ class Phase(StrEnum):
     PLAY = "play"
     DEAL_OVER = "deal_over"
     GAME_OVER = "game_over"
+
+
+# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
+# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
+_PHASE_STAND_OR_BEG: Final = Phase.STAND_OR_BEG
+_PHASE_GIVE_OR_RUN: Final = Phase.GIVE_OR_RUN
+_PHASE_DISCARD: Final = Phase.DISCARD
+_PHASE_PLAY: Final = Phase.PLAY
+_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
+_PHASE_GAME_OVER: Final = Phase.GAME_OVER
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +161,7 @@ class LastHand(NamedTuple):
         return self  # an immutable value of immutable parts
 
 
+@quick_replace
 class State(NamedTuple):
     """The whole truth of a Seven Up match (§5), hidden parts included."""
 
@@ -266,11 +277,11 @@ _RUN: Final = tuple(Run(p) for p in _SEATS)
 _PLAY: Final = {(p, c): Play(p, c) for p in _SEATS for c in PACK}
 _NEXT_DEAL: Final = tuple(NextDeal(p, pack=PACK) for p in _SEATS)
 _ALLOWED_TYPES: Final = {
-    Phase.STAND_OR_BEG: frozenset({"stand", "beg"}),
-    Phase.GIVE_OR_RUN: frozenset({"give", "run"}),
-    Phase.DISCARD: frozenset({"discard"}),
-    Phase.PLAY: frozenset({"play"}),
-    Phase.DEAL_OVER: frozenset({"next_deal"}),
+    _PHASE_STAND_OR_BEG: frozenset({"stand", "beg"}),
+    _PHASE_GIVE_OR_RUN: frozenset({"give", "run"}),
+    _PHASE_DISCARD: frozenset({"discard"}),
+    _PHASE_PLAY: frozenset({"play"}),
+    _PHASE_DEAL_OVER: frozenset({"next_deal"}),
 }
 
 
@@ -337,7 +348,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, events: list[Event])
     turnup = deck[p]
     eldest = order[0]
     state = state._replace(
-        phase=Phase.STAND_OR_BEG,
+        phase=_PHASE_STAND_OR_BEG,
         dealer=dealer,
         eldest=eldest,
         to_move=(eldest,),
@@ -371,7 +382,7 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     blank = State(
         options=options,
         players=players,
-        phase=Phase.STAND_OR_BEG,
+        phase=_PHASE_STAND_OR_BEG,
         deal_number=1,
         dealer=options.dealer,
         eldest=(options.dealer + 1) % players,
@@ -424,7 +435,7 @@ def _score_now(state: State, event: str, party: int, card: Card | None, events: 
 
 def _game_over(state: State, party: int, events: list[Event]) -> State:
     events.append({"type": "game_over", "winner": _winner_seats(state.players, party), "party": party})
-    return state._replace(phase=Phase.GAME_OVER, to_move=(), winner=party)
+    return state._replace(phase=_PHASE_GAME_OVER, to_move=(), winner=party)
 
 
 def _winner_seats(n: int, party: int) -> list[Seat]:
@@ -481,20 +492,20 @@ def _playable(state: State, seat: Seat) -> tuple[Card, ...]:
 def legal_moves(state: State) -> list[Move]:
     """Every legal move of every seat to move (a discard is one template per seat)."""
     phase = state.phase
-    if phase is Phase.PLAY:
+    if phase is _PHASE_PLAY:
         p = state.to_move[0]
         return [_PLAY[p, c] for c in _playable(state, p)]
-    if phase is Phase.STAND_OR_BEG:
+    if phase is _PHASE_STAND_OR_BEG:
         e = state.eldest
         return [_STAND[e], _BEG[e]]
-    if phase is Phase.GIVE_OR_RUN:
+    if phase is _PHASE_GIVE_OR_RUN:
         d = state.dealer
         if not state.options.gift_can_win and _gift_would_win(state):
             return [_RUN[d]]
         return [_GIVE[d], _RUN[d]]
-    if phase is Phase.DISCARD:
+    if phase is _PHASE_DISCARD:
         return [Discard(p, count=len(state.hands[p]) - HAND_SIZE, hand=state.hands[p]) for p in state.to_move]
-    if phase is Phase.DEAL_OVER:
+    if phase is _PHASE_DEAL_OVER:
         return [_NEXT_DEAL[state.dealer]]
     return []
 
@@ -507,7 +518,7 @@ _EARLY_PARSE_CODES: Final = frozenset({"invalid_move", "unknown_move_type", "inv
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
-    if state.phase is Phase.GAME_OVER:
+    if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The game has ended; no move is accepted.", _rule("7.4"))
     if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
         raise IllegalMove(move.code, move.detail, _rule("8"))
@@ -603,7 +614,7 @@ def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
 
 def _start_play(state: State, trump: Suit) -> State:
     e = state.eldest
-    return state._replace(phase=Phase.PLAY, trump=trump, to_move=(e,), trick_leader=e)
+    return state._replace(phase=_PHASE_PLAY, trump=trump, to_move=(e,), trick_leader=e)
 
 
 def _next(state: State, move: Move, events: list[Event]) -> State:
@@ -614,12 +625,12 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return _start_play(state, state.first_suit)
         case Beg(player=p):
             events.append({"type": "beg", "player": p})
-            return state._replace(phase=Phase.GIVE_OR_RUN, begged=True, to_move=(state.dealer,))
+            return state._replace(phase=_PHASE_GIVE_OR_RUN, begged=True, to_move=(state.dealer,))
         case Give(player=p):
             events.append({"type": "give", "player": p})
             for seat in _gift_recipients(state):
                 state = _score_now(state, "gift", party_of(state.players, seat), None, events, player=seat)
-                if state.phase is Phase.GAME_OVER:
+                if state.phase is _PHASE_GAME_OVER:
                     return state
             assert state.first_suit is not None
             return _start_play(state, state.first_suit)
@@ -664,7 +675,7 @@ def _run(state: State, events: list[Event]) -> State:
         if len(stock) < PACKET * n + 1:  # §4 step 2: the pack is exhausted
             events.append({"type": "deal_void", "dealer": state.dealer, "set_aside": turnup})
             return state._replace(
-                phase=Phase.DEAL_OVER,
+                phase=_PHASE_DEAL_OVER,
                 to_move=(state.dealer,),
                 hands=tuple(hands),
                 stock=stock,
@@ -685,10 +696,10 @@ def _run(state: State, events: list[Event]) -> State:
     events.append({"type": "trump_fixed", "suit": turnup.suit, "turnup": turnup})
     if turnup.rank == "J":  # a jack of a new suit scores for the dealer
         state = _score_now(state, "turned_jack", party_of(n, state.dealer), turnup, events)
-        if state.phase is Phase.GAME_OVER:
+        if state.phase is _PHASE_GAME_OVER:
             return state
     if state.options.discard_after_run:
-        return state._replace(phase=Phase.DISCARD, to_move=order)
+        return state._replace(phase=_PHASE_DISCARD, to_move=order)
     return _start_play(state, turnup.suit)
 
 
@@ -763,7 +774,7 @@ def _score_hand(state: State, events: list[Event]) -> State:
         return _game_over(state, credit.winner, events)
     n = state.players
     dealer = (state.dealer + 1) % n
-    return state._replace(phase=Phase.DEAL_OVER, dealer=dealer, eldest=(dealer + 1) % n, to_move=(dealer,))
+    return state._replace(phase=_PHASE_DEAL_OVER, dealer=dealer, eldest=(dealer + 1) % n, to_move=(dealer,))
 
 
 # --- the outside view -----------------------------------------------------------------------------
@@ -771,16 +782,16 @@ def _score_hand(state: State, events: list[Event]) -> State:
 
 def outcome(state: State) -> Outcome | None:
     """The winning party's seats once the game is over (§7.4)."""
-    if state.phase is not Phase.GAME_OVER or state.winner is None:
+    if state.phase is not _PHASE_GAME_OVER or state.winner is None:
         return None
     return Outcome(frozenset(_winner_seats(state.players, state.winner)), "target_reached")
 
 
 def status(state: State) -> str:
     """Envelope status: deal_over, finished (game_over), else in_progress."""
-    if state.phase is Phase.GAME_OVER:
+    if state.phase is _PHASE_GAME_OVER:
         return "finished"
-    if state.phase is Phase.DEAL_OVER:
+    if state.phase is _PHASE_DEAL_OVER:
         return "deal_over"
     return "in_progress"
 
@@ -808,7 +819,7 @@ def _blind(state: State, seat: Seat) -> bool:
         state.players == 4
         and state.options.blind_partners
         and state.trump is None
-        and state.phase in (Phase.STAND_OR_BEG, Phase.GIVE_OR_RUN)
+        and state.phase in (_PHASE_STAND_OR_BEG, _PHASE_GIVE_OR_RUN)
         and seat in ((state.dealer + 2) % 4, (state.dealer + 3) % 4)
     )
 
@@ -941,7 +952,7 @@ def check_state(state: State) -> None:
         bad("scores", "must not be negative")
     if errors:
         raise InvalidState(errors)
-    if s.phase is Phase.GAME_OVER:
+    if s.phase is _PHASE_GAME_OVER:
         if s.to_move:
             bad("to_move", "must be empty in game_over")
         if s.winner is None or s.scores[s.winner] < target:
@@ -962,7 +973,7 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
     """Consistency of the deal in progress for each phase other than game_over."""
     n = s.players
     phase = s.phase
-    if phase is Phase.DEAL_OVER:
+    if phase is _PHASE_DEAL_OVER:
         if s.to_move != (s.dealer,):
             bad("to_move", "the dealer of the coming deal is to move")
         if s.trick:
@@ -987,11 +998,11 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
         bad("runs", "the cards are run only after a beg")
     if any(c.suit is not s.first_suit for c in s.set_aside[1:]) or (s.set_aside and s.set_aside[0].suit is not s.first_suit):
         bad("set_aside", "only turn-ups of the first suit are set aside")
-    if phase in (Phase.STAND_OR_BEG, Phase.GIVE_OR_RUN):
-        want = (s.eldest,) if phase is Phase.STAND_OR_BEG else (s.dealer,)
+    if phase in (_PHASE_STAND_OR_BEG, _PHASE_GIVE_OR_RUN):
+        want = (s.eldest,) if phase is _PHASE_STAND_OR_BEG else (s.dealer,)
         if s.to_move != want:
             bad("to_move", f"must be [{want[0]}]")
-        if s.begged != (phase is Phase.GIVE_OR_RUN):
+        if s.begged != (phase is _PHASE_GIVE_OR_RUN):
             bad("begged", "true exactly in give_or_run")
         if s.trump is not None or s.runs:
             bad("trump", "no trump is fixed and no cards were run yet")
@@ -1008,7 +1019,7 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
     if (s.runs == 0) != (s.trump is s.first_suit):
         bad("trump", "the first suit without a run, a new suit after running")
     discarding = s.runs > 0 and s.options.discard_after_run
-    if phase is Phase.DISCARD:
+    if phase is _PHASE_DISCARD:
         if not discarding:
             bad("phase", "discarding only follows a run with discard_after_run")
         order = dealing_order(n, s.dealer)
@@ -1022,7 +1033,7 @@ def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:
         if s.trick or s.tricks or s.trick_leader is not None:
             bad("trick", "no card is played while discarding")
         return
-    if phase is not Phase.PLAY:  # pragma: no cover - every phase is handled
+    if phase is not _PHASE_PLAY:  # pragma: no cover - every phase is handled
         bad("phase", "unknown phase")
         return
     kept = HAND_SIZE if discarding else base

@@ -19,7 +19,7 @@ from ..cards import Card, Suit
 from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
 from ..cards.tricks import beats, strength, trick_winner
 from ..cards.turns import deal_one_at_a_time
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .moves import NextDeal
 
 GAME_ID: Final = "stukolka"
@@ -67,6 +67,15 @@ class Phase(StrEnum):
     PLAY = "play"
     DEAL_OVER = "deal_over"
     GAME_OVER = "game_over"
+
+
+# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
+# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
+_PHASE_DECLARE: Final = Phase.DECLARE
+_PHASE_EXCHANGE: Final = Phase.EXCHANGE
+_PHASE_PLAY: Final = Phase.PLAY
+_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
+_PHASE_GAME_OVER: Final = Phase.GAME_OVER
 
 
 class Declaration(StrEnum):
@@ -163,6 +172,7 @@ class Result(NamedTuple):
     penalized: tuple[Seat, ...] = ()
 
 
+@quick_replace
 class State(NamedTuple):
     """The whole truth of a Stukolka game (§5), hidden parts included."""
 
@@ -276,11 +286,11 @@ _KING: Final = {s: Card("K", s) for s in Suit}
 _QUEEN: Final = {s: Card("Q", s) for s in Suit}
 
 _PHASE_MOVES: Final = {
-    Phase.DECLARE: frozenset({"tap", "pass"}),
-    Phase.EXCHANGE: frozenset({"exchange"}),
-    Phase.PLAY: frozenset({"play"}),
-    Phase.DEAL_OVER: frozenset({"next_deal"}),
-    Phase.GAME_OVER: frozenset(),
+    _PHASE_DECLARE: frozenset({"tap", "pass"}),
+    _PHASE_EXCHANGE: frozenset({"exchange"}),
+    _PHASE_PLAY: frozenset({"play"}),
+    _PHASE_DEAL_OVER: frozenset({"next_deal"}),
+    _PHASE_GAME_OVER: frozenset(),
 }
 
 
@@ -322,7 +332,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, carry: int) -> tuple
         pot += opts.stake
     turnup = deck[3 * n]
     new = state._replace(
-        phase=Phase.DECLARE,
+        phase=_PHASE_DECLARE,
         dealer=dealer,
         to_move=order[0],
         hands=hands,
@@ -359,7 +369,7 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     blank = State(
         options=options,
         players=players,
-        phase=Phase.DECLARE,
+        phase=_PHASE_DECLARE,
         deal_number=1,
         dealer=options.dealer,
         to_move=None,
@@ -425,7 +435,7 @@ def money(state: State) -> int:
     Constant over a whole game (0: balances start at 0 and every payment goes between a seat and
     the pot or the carry); ``check_state`` refuses a state where it is not 0.
     """
-    held = state.carry if state.phase in (Phase.DEAL_OVER, Phase.GAME_OVER) else state.pot
+    held = state.carry if state.phase in (_PHASE_DEAL_OVER, _PHASE_GAME_OVER) else state.pot
     return sum(state.balances) + held
 
 
@@ -448,9 +458,9 @@ def _next_dealer(state: State) -> Seat:
 
 def to_move(state: State) -> frozenset[Seat]:
     """The seat to act: ``to_move``, the next dealer in ``deal_over``, nobody once the game is over."""
-    if state.phase is Phase.DEAL_OVER:
+    if state.phase is _PHASE_DEAL_OVER:
         return frozenset((_next_dealer(state),))
-    if state.phase is Phase.GAME_OVER or state.to_move is None:
+    if state.phase is _PHASE_GAME_OVER or state.to_move is None:
         return frozenset()
     return frozenset((state.to_move,))
 
@@ -503,15 +513,15 @@ def _exchanges(player: Seat, hand: tuple[Card, ...], most: int) -> tuple[Exchang
 def legal_moves(state: State) -> list[Move]:
     """Every legal move of the seat to act (§6.4 "Legal moves list")."""
     phase = state.phase
-    if phase is Phase.DEAL_OVER:
+    if phase is _PHASE_DEAL_OVER:
         return [_NEXT_DEAL[state.options.pack][_next_dealer(state)]]
     p = state.to_move
-    if p is None or phase is Phase.GAME_OVER:
+    if p is None or phase is _PHASE_GAME_OVER:
         return []
-    if phase is Phase.DECLARE:
+    if phase is _PHASE_DECLARE:
         return [_TAP[p], _PASS[p]]
     hand = state.hands[p]
-    if phase is Phase.EXCHANGE:
+    if phase is _PHASE_EXCHANGE:
         return list(_exchanges(p, hand, min(state.options.max_exchange, len(state.stock))))
     if state.options.violations == "penalize":
         return [_OPTION[p, c, _violation(state, hand, c)] for c in hand]
@@ -526,7 +536,7 @@ _EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_move", "inv
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first code that applies (§6, §8); return if the move is legal."""
-    if state.phase is Phase.GAME_OVER:
+    if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7.4"))
     if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
         raise IllegalMove(move.code, move.detail, _rule("6"))
@@ -534,7 +544,7 @@ def _check(state: State, move: Move | BadMove) -> None:
     if move_type not in _PHASE_MOVES[state.phase]:
         allowed = ", ".join(sorted(_PHASE_MOVES[state.phase]))
         raise IllegalMove("wrong_phase", f"In phase {state.phase.value} only {allowed} is allowed, not {move_type}.", _rule("6"))
-    want = _next_dealer(state) if state.phase is Phase.DEAL_OVER else state.to_move
+    want = _next_dealer(state) if state.phase is _PHASE_DEAL_OVER else state.to_move
     if move.player != want:
         raise IllegalMove("not_your_turn", f"It is seat {want}'s turn, not seat {move.player}'s.", _rule("6"))
     match move:
@@ -668,12 +678,12 @@ def _declare(state: State, move: Tap | Pass, events: list[Event]) -> State:
     state = state._replace(in_play=in_play, defender=defender)
     if state.options.max_exchange == 0:
         return _start_play(state)
-    return state._replace(phase=Phase.EXCHANGE, to_move=in_play[0])
+    return state._replace(phase=_PHASE_EXCHANGE, to_move=in_play[0])
 
 
 def _start_play(state: State) -> State:
     first = state.in_play[0]
-    return state._replace(phase=Phase.PLAY, leader=first, to_move=first)
+    return state._replace(phase=_PHASE_PLAY, leader=first, to_move=first)
 
 
 def _exchange(state: State, move: Exchange, events: list[Event]) -> State:
@@ -789,7 +799,7 @@ def _end_deal(state: State, result: Result, events: list[Event]) -> State:
     events.append({"type": "deal_over", "result": result_wire(result)})
     over = _deal_limit_met(state) or past_house_limit(state)
     state = state._replace(
-        phase=Phase.GAME_OVER if over else Phase.DEAL_OVER, to_move=None, leader=None, last_result=result
+        phase=_PHASE_GAME_OVER if over else _PHASE_DEAL_OVER, to_move=None, leader=None, last_result=result
     )
     if over:
         events.append({"type": "game_over", "winner": sorted(_leaders(state))})
@@ -839,16 +849,16 @@ def _leaders(state: State) -> frozenset[Seat]:
 
 def outcome(state: State) -> Outcome | None:
     """Once the game is over: the seats with the highest balance (CONVENTIONS.md)."""
-    if state.phase is not Phase.GAME_OVER:
+    if state.phase is not _PHASE_GAME_OVER:
         return None
     return Outcome(_leaders(state), "deal_limit" if _deal_limit_met(state) else "house_limit")
 
 
 def status(state: State) -> str:
     """Envelope status: in_progress, deal_over or finished."""
-    if state.phase is Phase.DEAL_OVER:
+    if state.phase is _PHASE_DEAL_OVER:
         return "deal_over"
-    return "finished" if state.phase is Phase.GAME_OVER else "in_progress"
+    return "finished" if state.phase is _PHASE_GAME_OVER else "in_progress"
 
 
 def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
@@ -973,7 +983,7 @@ def _check_flow(s: State, bad: Callable[[str, str], None]) -> None:
         bad("deal_number", "must be at least 1")
     if s.pot < 0 or s.carry < 0:
         bad("pot", "pot and carry must not be negative")
-    ended = s.phase in (Phase.DEAL_OVER, Phase.GAME_OVER)
+    ended = s.phase in (_PHASE_DEAL_OVER, _PHASE_GAME_OVER)
     if money(s) != 0:
         held = "carry" if ended else "pot"
         bad("balances", f"sum(balances) + {held} must be 0: no money is created or lost")
@@ -987,7 +997,7 @@ def _check_flow(s: State, bad: Callable[[str, str], None]) -> None:
         k += 1
     if any(s.declarations[order[j]] is not None for j in range(k, n)):
         bad("declarations", "seats declare in order, eldest first")
-    if s.phase is Phase.DECLARE:
+    if s.phase is _PHASE_DECLARE:
         if k == n:
             bad("declarations", "every seat has declared but the phase is still declare")
         elif s.to_move != order[k]:
@@ -998,7 +1008,7 @@ def _check_flow(s: State, bad: Callable[[str, str], None]) -> None:
         bad("declarations", f"every seat has declared in phase {s.phase.value}")
     tapped = tuple(p for p in order if s.declarations[p] is Declaration.TAP)
     no_play = s.last_result is not None and s.last_result.kind is not Kind.PLAYED
-    if s.phase is not Phase.DECLARE:
+    if s.phase is not _PHASE_DECLARE:
         if no_play or (ended and s.last_result is None):
             if s.in_play or s.completed_tricks:
                 bad("in_play", "no tricks are played in a deal without play")
@@ -1018,14 +1028,14 @@ def _check_flow(s: State, bad: Callable[[str, str], None]) -> None:
         done += 1
     if any(s.exchanged[p] is not None for p in s.in_play[done:]):
         bad("exchanged", "seats buy in in_play order")
-    if s.phase is Phase.EXCHANGE:
+    if s.phase is _PHASE_EXCHANGE:
         if done >= len(s.in_play):
             bad("exchanged", "every seat in play has bought but the phase is still exchange")
         elif s.to_move != s.in_play[done]:
             bad("to_move", f"must be {s.in_play[done]}, the next seat to buy")
         if s.trick or s.completed_tricks:
             bad("trick", "no card is played while buying")
-    elif s.phase is not Phase.DECLARE and s.in_play and s.options.max_exchange > 0 and done != len(s.in_play):
+    elif s.phase is not _PHASE_DECLARE and s.in_play and s.options.max_exchange > 0 and done != len(s.in_play):
         bad("exchanged", "every seat in play buys before the tricks")
     _check_tricks(s, bad, ended)
     _check_result(s, bad, ended, tapped)
@@ -1055,7 +1065,7 @@ def _check_tricks(s: State, bad: Callable[[str, str], None], ended: bool) -> Non
     if len(s.completed_tricks) > TRICKS:
         bad("completed_tricks", "a deal has 3 tricks")
     played_now = {tc.player for tc in s.trick}
-    if s.phase is Phase.PLAY:
+    if s.phase is _PHASE_PLAY:
         if len(s.completed_tricks) >= TRICKS:
             bad("completed_tricks", "the deal is over after 3 tricks")
         if s.leader != leader:

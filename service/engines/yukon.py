@@ -20,7 +20,7 @@ from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, points, strength
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .moves import NextDeal
 
 GAME_ID: Final = "yukon"
@@ -54,6 +54,14 @@ class Phase(StrEnum):
     PLAY = "play"
     DEAL_OVER = "deal_over"
     GAME_OVER = "game_over"
+
+
+# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
+# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
+_PHASE_PLAY: Final = Phase.PLAY
+_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
+_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+_STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +98,7 @@ class LastTrick(NamedTuple):
     draws: tuple[Played, ...]
 
 
+@quick_replace
 class State(NamedTuple):
     """The whole truth of a Yukon game (§5), hidden parts included.
 
@@ -256,7 +265,7 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     return State(
         options=options,
         players=players,
-        phase=Phase.PLAY,
+        phase=_PHASE_PLAY,
         dealer=options.dealer,
         hand_number=1,
         hands=hands,
@@ -293,22 +302,22 @@ def _next_dealer(state: State) -> Seat:
 
 def to_move(state: State) -> frozenset[Seat]:
     """The seat to act: the player in turn, the next dealer in ``deal_over``, nobody at the end (§7)."""
-    if state.phase is Phase.PLAY:
+    if state.phase is _PHASE_PLAY:
         return frozenset() if state.to_move is None else frozenset((state.to_move,))
-    if state.phase is Phase.DEAL_OVER:
+    if state.phase is _PHASE_DEAL_OVER:
         return frozenset((_next_dealer(state),))
     return frozenset()
 
 
 def legal_moves(state: State) -> list[Move]:
     """§6.3 every legal move: one play per legal card, or the next dealer's ``next_deal`` template."""
-    if state.phase is Phase.PLAY:
+    if state.phase is _PHASE_PLAY:
         p = state.to_move
         assert p is not None
         hand = state.hands[p]
         cards = _follow_options(hand, state.trick[0].suit) if state.trick else hand
         return [_PLAY[p, c] for c in cards]
-    if state.phase is Phase.DEAL_OVER:
+    if state.phase is _PHASE_DEAL_OVER:
         return [_next_deal_template(state.players, state.options.removed_two, _next_dealer(state))]
     return []
 
@@ -318,15 +327,15 @@ def legal_moves(state: State) -> list[Move]:
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
-    if state.phase is Phase.GAME_OVER:
+    if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", f"The game is over; side {state.winner} has won.", _rule("7"))
     kind = move.type if isinstance(move, BadMove) else move.TYPE
     if kind not in MOVE_TYPES:  # unknown_move_type, or a move without a readable type (invalid_move)
         assert isinstance(move, BadMove)
         raise IllegalMove(move.code, move.detail, _rule("6"))
-    if kind == "play" and state.phase is not Phase.PLAY:
+    if kind == "play" and state.phase is not _PHASE_PLAY:
         raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", _rule("6.1"))
-    if kind == "next_deal" and state.phase is not Phase.DEAL_OVER:
+    if kind == "next_deal" and state.phase is not _PHASE_DEAL_OVER:
         raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", _rule("6.2"))
     if isinstance(move, BadMove) and move.code in ("invalid_move", "invalid_player"):
         raise IllegalMove(move.code, move.detail, _rule("8"))
@@ -417,7 +426,7 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             eldest = (q + 1) % n
             events.append({"type": "deal_started", "dealer": q, "hand_number": state.hand_number + 1})
             return state._replace(
-                phase=Phase.PLAY,
+                phase=_PHASE_PLAY,
                 dealer=q,
                 hand_number=state.hand_number + 1,
                 hands=hands,
@@ -486,7 +495,7 @@ def _end_hand(state: State, events: list[Event]) -> State:
     if winner is not None:
         events.append({"type": "game_over", "winner": list(side_seats(state, winner))})
     return state._replace(
-        phase=Phase.DEAL_OVER if winner is None else Phase.GAME_OVER,
+        phase=_PHASE_DEAL_OVER if winner is None else _PHASE_GAME_OVER,
         hand_points=gained,
         scores=totals,
         winner=winner,
@@ -499,14 +508,14 @@ def _end_hand(state: State, events: list[Event]) -> State:
 
 def outcome(state: State) -> Outcome | None:
     """The winning side's seats once the game is over (§7)."""
-    if state.phase is not Phase.GAME_OVER or state.winner is None:
+    if state.phase is not _PHASE_GAME_OVER or state.winner is None:
         return None
     return Outcome(frozenset(side_seats(state, state.winner)), "target_reached")
 
 
 def status(state: State) -> str:
     """Envelope status: in_progress, deal_over or finished (§7)."""
-    return {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}[state.phase]
+    return _STATUS[state.phase]
 
 
 def _counts(piles: tuple[tuple[Card, ...], ...]) -> list[int]:
@@ -577,7 +586,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
         leader=state.leader,
         to_move=state.to_move,
         won_counts=_counts(state.won),
-        won=state.won if state.phase is not Phase.PLAY else None,
+        won=state.won if state.phase is not _PHASE_PLAY else None,
         last_trick=_last_trick_view(state, seat),
         hand_points=state.hand_points,
         scores=state.scores,
@@ -598,7 +607,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
     if last is not None:
         seen.update(p.card for p in last.cards)
         seen.update(d.card for d in last.draws if d.player == seat)
-    if state.phase is not Phase.PLAY:
+    if state.phase is not _PHASE_PLAY:
         for pile in state.won:
             seen.update(pile)
     return frozenset(seen)
@@ -652,7 +661,7 @@ def check_state(state: State) -> None:
         bad("won", f"each seat's won cards are whole tricks of {n}")
     tricks_done = taken // n
     _check_last_trick(s, tricks_done, bad)
-    if s.phase is Phase.PLAY:
+    if s.phase is _PHASE_PLAY:
         _check_play_phase(s, tricks_done, bad)
     else:
         _check_hand_over(s, bad)
@@ -684,12 +693,12 @@ def _check_last_trick(s: State, tricks_done: int, bad: Callable[[str, str], None
     if last.draws:
         if len(last.draws) != n or any(d.player != (last.winner + i) % n for i, d in enumerate(last.draws)):
             bad("last_trick.draws", f"are {n} draws from the winner on, or none")
-        elif s.phase is Phase.PLAY:
+        elif s.phase is _PHASE_PLAY:
             played = dict(zip(((s.leader + i) % n for i in range(len(s.trick))), s.trick))
             for i, d in enumerate(last.draws):
                 if d.card not in s.hands[d.player] and played.get(d.player) != d.card:
                     bad(f"last_trick.draws.{i}.card", "a drawn card is still in the drawer's hand or in the trick")
-    if s.phase is Phase.PLAY and s.leader != last.winner:
+    if s.phase is _PHASE_PLAY and s.leader != last.winner:
         bad("leader", "the winner of the last trick leads")
 
 
@@ -733,7 +742,7 @@ def _check_hand_over(s: State, bad: Callable[[str, str], None]) -> None:
     elif any(a < b for a, b in zip(s.scores, s.hand_points)):
         bad("scores", "include this hand's points")
     side = _leader_side(s.scores, s.options.target)
-    if s.phase is Phase.DEAL_OVER and (side is not None or s.winner is not None):
+    if s.phase is _PHASE_DEAL_OVER and (side is not None or s.winner is not None):
         bad("phase", "deal_over although a side has won")
-    if s.phase is Phase.GAME_OVER and (side is None or s.winner != side):
+    if s.phase is _PHASE_GAME_OVER and (side is None or s.winner != side):
         bad("winner", f"must be the single side with the highest score at or past the target ({side})")
