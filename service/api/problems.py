@@ -50,8 +50,16 @@ def _title(code: str) -> str:
     return code.replace("_", " ").capitalize()
 
 
+MAX_ERRORS = 50
+
+
 def problem_body(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
-    """The problem document for ``code``; ``extra`` members with value None are left out."""
+    """The problem document for ``code``; ``extra`` members with value None are left out.
+    ``errors`` keeps its first ``MAX_ERRORS`` entries, and the detail says how many were left out."""
+    errors = extra.get("errors")
+    if isinstance(errors, Mapping) and len(errors) > MAX_ERRORS:
+        extra["errors"] = dict(list(errors.items())[:MAX_ERRORS])
+        detail = f"{detail} (the first {MAX_ERRORS} of {len(errors)} errors are listed)"
     body: dict[str, Any] = {"type": f"/errors/{code}", "title": _title(code), "status": status, "code": code, "detail": detail}
     body.update({k: v for k, v in extra.items() if v is not None})
     return body

@@ -23,7 +23,7 @@ from typing import Final, TypeVar
 __all__ = ["MAX_SEED", "deal_deck", "seeded_shuffle"]
 
 T = TypeVar("T")
-MAX_SEED: Final = 2**53 - 1  # I-JSON: every JSON client holds it exactly
+MAX_SEED: Final = 2**53 - 1  # I-JSON (RFC 7493): every integer on the wire within ±(2^53 − 1)
 
 
 def seeded_shuffle(items: Sequence[T], *key: str | int) -> tuple[T, ...]:
