@@ -156,7 +156,7 @@ def test_openapi_move_union_is_the_engines() -> None:
     for kind, ref in mapping.items():
         branch = SCHEMAS[ref.rsplit("/", 1)[-1]]
         fields = {f.name for f in dataclasses.fields(S.MOVE_CLASSES[kind]) if f.metadata.get("wire", True)}
-        assert branch["properties"]["type"] == {"const": kind}
+        assert branch["properties"]["type"] == {"type": "string", "const": kind}
         assert set(branch["properties"]) == {"type", "at"} | fields, kind
 
 
