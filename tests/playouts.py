@@ -62,7 +62,7 @@ instance of that move type beyond the listed ones. Filled in as candidates are b
 the contract suite so that a new game's gap is visible rather than silent."""
 
 
-# --- templates (CONVENTIONS.md: a listed move the client completes, e.g. next_deal's deck) ------
+# --- templates (docs/rules/conventions.md: a listed move the client completes, e.g. next_deal's deck) ------
 
 
 def is_template(move: Any) -> bool:

@@ -1,6 +1,6 @@
 """Replay the specs' worked examples (``tests/scenarios/<game_id>/*.yaml``) through an engine.
 
-A scenario is data in wire form (STYLE.md B6): ``players``, ``options``, ``deck`` (top first) or
+A scenario is data in wire form: ``players``, ``options``, ``deck`` (top first) or
 ``state`` (a start position in wire form, for specs whose examples give positions), ``seed`` (when
 the game keeps it, e.g. for in-game shuffles) and ``steps``; each step is ``{"move": {...}}`` and/or ``{"expect": {...}}`` (the checks apply to the
 current position, before the step's move). ``base: <file>`` means "first run all steps of that

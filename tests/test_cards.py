@@ -14,7 +14,7 @@ from service.cards.tricks import beats, higher, of_suit, points, strength, trick
 
 @pytest.mark.parametrize("text", ["10H", "QS", "AC", "2D", "QS/a", "10C/b"])
 def test_card_text_round_trips(text: str) -> None:
-    """CONVENTIONS.md: one text form per card; str(Card.parse(s)) == s."""
+    """docs/rules/conventions.md: one text form per card; str(Card.parse(s)) == s."""
     card = Card.parse(text)
     assert str(card) == text
     assert Card.parse(text) is card  # interned

@@ -1,4 +1,4 @@
-"""Generic invariants of every engine, over seeded random matches (STYLE.md B2, B6).
+"""Generic invariants of every engine, over seeded random matches.
 
 Parametrized over every engine in ``service.engines.ENGINES`` and each of its ``PLAYER_COUNTS``,
 so a new game is covered by adding it to the registry; this file needs at most a line in the

@@ -1,4 +1,4 @@
-"""STYLE.md B1: imports flow api → schemas → engines → cards; engines and cards stay pure."""
+"""Imports flow api → schemas → engines → cards; engines and cards stay pure."""
 
 from __future__ import annotations
 

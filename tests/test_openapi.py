@@ -51,7 +51,7 @@ COMMON_CODES = {
     "invalid_players", "invalid_option", "invalid_deck", "invalid_state", "stale_state",
     "invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "game_over",
     "wrong_phase", "not_your_turn", "card_not_in_hand", "duplicate_card",
-}  # CONVENTIONS.md "Common error codes"
+}  # docs/rules/conventions.md "Common error codes"
 SCHNAPSEN_CODES = {
     "game_over", "wrong_phase", "unknown_move_type", "invalid_move", "invalid_player",
     "invalid_card", "not_your_turn", "invalid_deck", "not_leader", "claim_not_allowed",
@@ -173,7 +173,7 @@ def problem(code: str, status: int, **extra: Any) -> dict[str, Any]:
 
 
 def test_spec_validates() -> None:
-    """STYLE.md B3 (1): openapi.yaml is a valid OpenAPI 3.1 document."""
+    """openapi.yaml is a valid OpenAPI 3.1 document."""
     spec, _ = read_from_filename(str(SPEC_PATH))
     validate(spec)
     assert spec["openapi"] == "3.1.0"
@@ -270,7 +270,7 @@ def test_request_bodies() -> None:
 
 
 def test_every_error_response_is_a_problem() -> None:
-    """STYLE.md B3/B4: every non-2xx response is application/problem+json with the Problem schema.
+    """Every non-2xx response is application/problem+json with the Problem schema.
 
     The one exception is the readiness probe's 503, whose body docs/wire.md fixes as
     ``{"status": "starting"|"draining", "mode": ...}``.
@@ -301,7 +301,7 @@ def test_error_statuses_per_operation() -> None:
 
 
 def test_problem_codes_cover_every_code() -> None:
-    """Every code of CONVENTIONS.md, schnapsen.md §8, every game's §8 and docs/wire.md is in Problem.code's enum, and no other."""
+    """Every code of docs/rules/conventions.md, schnapsen.md §8, every game's §8 and docs/wire.md is in Problem.code's enum, and no other."""
     codes = problem_codes()
     assert COMMON_CODES <= codes
     assert SCHNAPSEN_CODES <= codes
@@ -373,7 +373,7 @@ def test_engine_codes_are_listed() -> None:
 
 
 def test_each_game_has_its_components() -> None:
-    """STYLE.md B1 "one id everywhere": per-game components, wired into that game's operations."""
+    """One id everywhere: per-game components, wired into that game's operations."""
     for game_id in ENGINES:
         p = prefix(game_id)
         for suffix in ("Options", "State", "View", "Move", "Event", "Scores", "ProblemCode", "NewRequest",

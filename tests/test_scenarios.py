@@ -1,5 +1,5 @@
 """Every spec worked example (tests/scenarios/<game_id>/*.yaml), replayed through its engine and
-through HTTP in open and sealed mode (STYLE.md B6)."""
+through HTTP in open and sealed mode."""
 
 from __future__ import annotations
 

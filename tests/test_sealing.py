@@ -1,4 +1,4 @@
-"""Sealed mode (docs/rules/conventions.md "Two modes of trust", STYLE.md B5): tokens, rotation, seat keys, views."""
+"""Sealed mode (docs/rules/conventions.md "Two modes of trust"): tokens, rotation, seat keys, views."""
 
 from __future__ import annotations
 

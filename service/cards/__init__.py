@@ -14,7 +14,7 @@ __all__ = ["BLACK", "RANKS", "RED", "SUITS", "BadCard", "Card", "Suit", "names",
 
 
 class Suit(StrEnum):
-    """The four suits, by their one-letter code (CONVENTIONS.md)."""
+    """The four suits, by their one-letter code (docs/rules/conventions.md)."""
 
     S = "S"
     H = "H"
@@ -30,7 +30,7 @@ DECK_TAGS: Final = ("a", "b")
 
 
 class BadCard(ValueError):
-    """A string that is not a card in CONVENTIONS.md notation."""
+    """A string that is not a card in docs/rules/conventions.md notation."""
 
 
 class Card(NamedTuple):

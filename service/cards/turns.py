@@ -1,5 +1,5 @@
 """Seat-order helpers shared by the trick games with a stock: dealing round by round, drawing in
-turn after a trick, and the sides of a partnership game (CONVENTIONS.md: play passes to the left,
+turn after a trick, and the sides of a partnership game (docs/rules/conventions.md: play passes to the left,
 seat ``(i + 1) % n``; four-handed partners are seats 0 & 2 against 1 & 3).
 
 Who deals, who draws first and whether partners play are each game's rules; these functions only

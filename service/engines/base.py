@@ -126,7 +126,7 @@ def event_view(event: Event, viewer: Seat | None, full: bool) -> Event:
 
 
 def is_listed(move: Any, legal: Sequence[Any]) -> bool:
-    """Whether ``move`` equals a listed move or fills in a listed template (CONVENTIONS.md)."""
+    """Whether ``move`` equals a listed move or fills in a listed template (docs/rules/conventions.md)."""
     for entry in legal:
         if entry == move:
             return True
@@ -137,7 +137,7 @@ def is_listed(move: Any, legal: Sequence[Any]) -> bool:
 
 
 class Engine(Protocol):
-    """The uniform interface of every ``service/engines/<game_id>.py`` (STYLE.md B2)."""
+    """The uniform interface of every ``service/engines/<game_id>.py``."""
 
     GAME_ID: str
     NAME: str

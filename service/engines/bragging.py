@@ -488,7 +488,7 @@ def legal_moves(state: State) -> list[Move]:
 
 # --- checking (§6, §8 order) -----------------------------------------------------------------
 
-# Parse problems reported right after game_over (§6 check 2; invalid_move as CONVENTIONS.md places it).
+# Parse problems reported right after game_over (§6 check 2; invalid_move as docs/rules/conventions.md places it).
 _EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_player", "invalid_move"})
 
 
@@ -832,7 +832,7 @@ def _result_wire(result: Result) -> dict[str, object]:
 
 
 def outcome(state: State) -> Outcome | None:
-    """Once hand N has ended: the seats with the highest balance (CONVENTIONS.md)."""
+    """Once hand N has ended: the seats with the highest balance (docs/rules/conventions.md)."""
     if state.phase is not _PHASE_GAME_OVER:
         return None
     top = max(state.balances)

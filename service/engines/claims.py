@@ -10,7 +10,7 @@ Moves. ``Flip`` is the same move in both games. A single claim (Slapjack's ``sla
 ``snap``) subclasses ``SingleClaim``; a batch (``slaps``, ``snaps``) subclasses ``BatchClaim``.
 ``legal_moves`` lists a flip and one single claim per seat that may claim, each carrying a
 ``ClaimWindow`` (not part of the move's value on the wire): the listed claim is a template that a
-client completes with ``at`` (CONVENTIONS.md "Templates"), and a batch fills the template of its
+client completes with ``at`` (docs/rules/conventions.md "Templates"), and a batch fills the template of its
 first claimant. So "listed" means exactly "accepted", timestamps included.
 """
 

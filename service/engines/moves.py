@@ -18,7 +18,7 @@ class NextDeal:
 
     Listed in ``legal_moves`` as a template without ``deck`` that knows the game's ``pack`` (not part
     of the move's value or wire form); a concrete move carrying a valid deck, exactly that pack,
-    fills it in (CONVENTIONS.md).
+    fills it in (docs/rules/conventions.md).
     """
 
     TYPE: ClassVar[str] = "next_deal"

@@ -699,7 +699,7 @@ def derived(state: State) -> dict[str, object]:
 
 
 def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
-    """``totals``: ``[0, 0]`` during play, the winner's points at the end (CONVENTIONS.md);
+    """``totals``: ``[0, 0]`` during play, the winner's points at the end (docs/rules/conventions.md);
     ``cards_left``: each seat's stock + hand + waste."""
     totals = [0, 0]
     r = state.result

@@ -848,7 +848,7 @@ def _leaders(state: State) -> frozenset[Seat]:
 
 
 def outcome(state: State) -> Outcome | None:
-    """Once the game is over: the seats with the highest balance (CONVENTIONS.md)."""
+    """Once the game is over: the seats with the highest balance (docs/rules/conventions.md)."""
     if state.phase is not _PHASE_GAME_OVER:
         return None
     return Outcome(_leaders(state), "deal_limit" if _deal_limit_met(state) else "house_limit")

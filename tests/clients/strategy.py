@@ -9,7 +9,7 @@ check equals the generated model's ``to_dict()``), and only on what a seat may s
 * ``actor(game, env)``: the seat that acts next (the seat to move; in the timed claim games the
   seat that claims when a claim is right).
 * ``choose(game, env, legal, rng, clock)``: one concrete move among ``legal`` (the moves listed
-  for that seat), templates filled in (CONVENTIONS.md "Templates": a blind's ``min_amount``, a
+  for that seat), templates filled in (docs/rules/conventions.md "Templates": a blind's ``min_amount``, a
   raise's ``min_to``, a discard's ``count``, a claim's missing ``at``).
 * ``refusable(game, env, legal)``: a move the rules refuse (a listed move sent for a seat that is
   not to move), with the seat that sends it.

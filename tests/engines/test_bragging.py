@@ -1,4 +1,4 @@
-"""Bragging engine: one rule per test, each citing ``docs/rules/bragging.md`` (STYLE.md B6).
+"""Bragging engine: one rule per test, each citing ``docs/rules/bragging.md``.
 
 Positions come from the spec's §10 decks (or seeded shuffles) plus moves. The last part plays
 1,000+ seeded random hands per player count (2 to 8) checking the accounts (no unit of money is

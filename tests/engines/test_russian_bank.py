@@ -363,7 +363,7 @@ def test_two_idle_passes_end_the_game_in_a_stalemate() -> None:
 
 
 def test_stalemate_with_equal_counts_has_no_winner() -> None:
-    """§7.2: equal counts → winner null, points 0; the envelope's winner is [] (CONVENTIONS.md)."""
+    """§7.2: equal counts → winner null, points 0; the envelope's winner is [] (docs/rules/conventions.md)."""
     s = run(position(seat("5S/a"), seat("9S/b")), Pass(0), Pass(1))
     assert s.result == Result(None, Reason.STALEMATE, 0)
     assert R.outcome(s).winners == frozenset()  # type: ignore[union-attr]

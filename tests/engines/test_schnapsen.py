@@ -1,4 +1,4 @@
-"""Schnapsen engine: one rule per test, each citing ``docs/rules/schnapsen.md`` (STYLE.md B6).
+"""Schnapsen engine: one rule per test, each citing ``docs/rules/schnapsen.md``.
 
 Positions come from real decks (the spec's §10 decks where possible) plus moves, or are built
 directly as ``State`` values with ``position`` (every one passes ``check_state`` unless a test says
@@ -911,7 +911,7 @@ def test_next_deal_refused_with_a_bad_deck():
 
 
 def test_next_deal_with_a_bad_deck_is_not_listed():
-    """CONVENTIONS.md "Templates in legal_moves": a next_deal fills the template only with a valid deck (listed ⇔ accepted)."""
+    """docs/rules/conventions.md "Templates in legal_moves": a next_deal fills the template only with a valid deck (listed ⇔ accepted)."""
     assert not is_listed(NextDeal(1, EX4[:-1]), S.legal_moves(claimed_ex3()))
     assert not is_listed(NextDeal(1, EX4[:-1] + (EX4[0],)), S.legal_moves(claimed_ex3()))
     assert is_listed(NextDeal(1, EX4), S.legal_moves(claimed_ex3()))
@@ -1232,7 +1232,7 @@ def test_check_state_refuses_inconsistent_states(case: str):
 
 
 def test_apply_never_mutates_its_input():
-    """Engines are pure (STYLE.md B2): apply returns a new state and leaves its input unchanged."""
+    """Engines are pure: apply returns a new state and leaves its input unchanged."""
     state = new(EX1)
     for move in EX3_STEP2 + [Claim(0), NextDeal(1, EX4)]:
         before = copy.deepcopy(state)

@@ -1,4 +1,4 @@
-"""Seven Up engine: one rule per test, each citing ``docs/rules/seven_up.md`` (STYLE.md B6).
+"""Seven Up engine: one rule per test, each citing ``docs/rules/seven_up.md``.
 
 Positions come from real decks built with ``deck_for`` (hands, turn-up and the top of the stock
 chosen, the rest of the pack after them) plus moves; the §10 examples themselves are the

@@ -1,4 +1,4 @@
-"""Slapjack engine: one rule per test, each citing ``docs/rules/slapjack.md`` (STYLE.md B6).
+"""Slapjack engine: one rule per test, each citing ``docs/rules/slapjack.md``.
 
 Positions come from the pack-order deck of §10 plus moves, or are built directly as ``State``
 values with ``position`` (every one passes ``check_state`` unless a test says otherwise).

@@ -1,4 +1,4 @@
-"""Snap engine: one rule per test, each citing ``docs/rules/snap.md`` (STYLE.md B6).
+"""Snap engine: one rule per test, each citing ``docs/rules/snap.md``.
 
 Positions come from the spec's decks D1 and D6 plus moves, or are built directly as ``State``
 values with ``position`` (each passes ``check_state``).

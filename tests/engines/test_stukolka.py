@@ -1,4 +1,4 @@
-"""Stukolka engine: one rule per test, each citing ``docs/rules/stukolka.md`` (STYLE.md B6).
+"""Stukolka engine: one rule per test, each citing ``docs/rules/stukolka.md``.
 
 Positions come from decks built to deal given hands (``start``) and moves written as short text
 (``"tap 1"``, ``"ex 2 QD 9H"``, ``"play 0 10H"``).

@@ -1,4 +1,4 @@
-"""Yukon engine: one rule per test, each citing ``docs/rules/yukon.md`` (STYLE.md B6).
+"""Yukon engine: one rule per test, each citing ``docs/rules/yukon.md``.
 
 Positions come from real decks (the spec's §10 deck Y4 where possible) plus moves, or from a deck
 built to deal chosen hands (``deck_for``).
@@ -616,7 +616,7 @@ def test_check_state_refuses_a_wrong_hand_score():
 
 
 def test_apply_never_mutates_its_input():
-    """Engines are pure (STYLE.md B2): apply returns a new state and leaves its input unchanged."""
+    """Engines are pure: apply returns a new state and leaves its input unchanged."""
     state = new()
     for move in plays(Y4_HAND[:3]):
         wire = CODEC.dump_state(state)
@@ -701,7 +701,7 @@ def test_setup_and_parse_codes_over_http(client: FlaskClient):
 
 
 def test_order_invalid_move_after_wrong_phase_before_the_seat_checks():
-    """CONVENTIONS.md invalid_move (not in yukon.md §8; docs/wire.md): after wrong_phase, before invalid_player and not_your_turn."""
+    """docs/rules/conventions.md invalid_move (not in yukon.md §8; docs/wire.md): after wrong_phase, before invalid_player and not_your_turn."""
     refuse(y4_hand_over(), BadMove("invalid_move", "play needs 'card'", "play", 1), "wrong_phase")
     refuse(new(), BadMove("invalid_move", "play needs 'card'", "play", 0), "invalid_move")
     refuse(new(), BadMove("invalid_move", "type is required", None, None), "invalid_move")
