@@ -18,6 +18,7 @@ from ..cards import Card, Suit
 from ..cards.packs import DeckProblem, by_text, check_deck
 from ..cards.shuffle import MAX_SEED
 from ..engines.base import BadMove, BadSetup, InvalidState
+from .fastload import FastSchema
 
 __all__ = [
     "MAX_MOVES",
@@ -264,7 +265,7 @@ def flatten_errors(messages: Any, prefix: str = "") -> dict[str, list[str]]:
 # --- request envelopes (400 invalid_request when not of this shape) --------------------------
 
 
-class _Request(Schema):
+class _Request(FastSchema):
     class Meta:
         unknown = RAISE
 
@@ -327,7 +328,7 @@ def options_schema(options_cls: type, info: Mapping[str, Mapping[str, Any]]) -> 
             declared[name] = StrictString(load_default=defaults[name], validate=validate.OneOf(meta["enum"]))
         else:  # pragma: no cover - a table error, caught by the catalogue test
             raise ValueError(f"unknown option type {kind}")
-    schema_cls = Schema.from_dict(declared, name=f"{options_cls.__module__}.OptionsSchema")
+    schema_cls = FastSchema.from_dict(declared, name=f"{options_cls.__module__}.OptionsSchema")
     return schema_cls(unknown=RAISE)
 
 
