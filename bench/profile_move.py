@@ -1,28 +1,32 @@
 #!/usr/bin/env python3
-"""Where the CPU time of one move request goes, stage by stage, in open and in sealed mode.
+"""Where the time of one move request goes, stage by stage, in open and in sealed mode.
 
-A mid-game Schnapsen ``play`` is sent to the WSGI app in-process (no sockets, no test client: a
-prepared WSGI environ, as gunicorn would pass it), and each stage the request goes through is
-also run on its own, many times, on the same inputs: JSON parsing, the request schema, state
-loading (marshmallow) or unsealing and unpacking, the engine's check and step, the envelope
-(engine calls and wire form), packing and sealing, JSON writing. Times are process CPU time
-(``time.process_time``), so other busy processes on the machine count less than on a wall clock;
-each figure is the fastest of several blocks (the one least disturbed by the rest of the machine;
-the median of blocks is noisier on a shared machine). "framework" is what the whole request costs beyond
-the stages: Flask, Werkzeug, routing, request ids and metrics.
+A mid-game Schnapsen ``play`` (or the move at ``--at N`` of a long seeded match) is sent to the
+WSGI app in-process, with a prepared WSGI environ as gunicorn would pass it (no sockets, no test
+client), request ids and metrics on as in production. Two loops, interleaved in blocks:
 
-The JSON rows show the standard library's ``json`` as the HTTP layer uses it today and, when the
-tree has ``service/jsonio.py``, the same work through ``jsonio``; "request, jsonio wired" is the
-whole request with the JSON stages swapped (what it costs once the HTTP layer calls jsonio).
+- **plain**: the request alone, timed whole (``perf_counter``; the median over all requests);
+- **traced**: the same request with light wrappers around the functions each stage consists of
+  (JSON parsing and writing, the request schema, state loading, unsealing and unpacking, the
+  engine, the envelope's wire form, packing and sealing). Each wrapper records its *own* time,
+  without the wrapped functions it calls, so the stages add up; a stage's figure is the median
+  over all traced requests.
 
-Before/after in one run: ``--against DIR`` measures another source tree (e.g. an unpacked copy of
-the commit before a change) in alternating rounds, each tree in its own subprocess, and prints
-both columns side by side. ``--cprofile`` prints cProfile's function shares instead (cProfile
-slows Python-heavy code more than C code: read its shares, not its times).
+"framework" is the plain request's median minus the stages: Flask, Werkzeug, routing, request
+ids, metrics, the seat checks of the views. Medians keep the figures usable on a busy machine;
+compare columns of one run rather than runs of different days.
 
-Usage: python3 bench/profile_move.py [--blocks 40] [--per-block 25] [--against DIR] [--rounds 3]
-       [--at N] [--cprofile]
-Everything is in-process and bounded by the block counts; nothing listens on a socket.
+``--jsonio`` (a tree that has ``service/jsonio.py``) also measures the request with the HTTP
+layer's and the sealer's JSON calls routed to ``jsonio`` — what it costs once the integrator wires
+jsonio in (``service.api.routes``/``problems``/``sealing`` call ``json.loads``/``dumps`` today).
+
+``--against DIR`` measures another source tree (e.g. an unpacked copy of the commit before a
+change) in the same run, in alternating rounds, each in a subprocess with that tree first on the
+path, and prints the trees side by side. ``--cprofile N`` prints cProfile's top functions instead.
+
+Usage: python3 bench/profile_move.py [--requests 1500] [--rounds 3] [--against DIR] [--jsonio]
+       [--at N] [--modes open,sealed] [--cprofile N]
+In-process and bounded by the request counts; nothing listens on a socket.
 """
 
 from __future__ import annotations
@@ -35,40 +39,32 @@ import statistics
 import subprocess
 import sys
 import time
+import types
+from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parents[1]
 GAME = "schnapsen"
+STAGES = (
+    "framework",
+    "JSON: parse body",
+    "edge: request schema",
+    "edge: state load",
+    "sealing: unseal",
+    "edge: unpack",
+    "sealing: seat key",
+    "edge: move parse",
+    "engine",
+    "envelope: wire form",
+    "edge: pack",
+    "sealing: seal",
+    "JSON: write body",
+)
 
 
-def _setup_path(tree: Path) -> None:
-    sys.path.insert(0, str(tree))
-
-
-# --- the request and its stages ----------------------------------------------------------------
-
-
-def _stdlib_json() -> tuple[Callable[[bytes], Any], Callable[[Any], bytes]]:
-    """JSON as the HTTP layer does it without jsonio: bounded integers, no NaN, compact output."""
-
-    def bounded(text: str) -> int:
-        value = int(text) if len(text) <= 20 else 2**63
-        if not -(2**63) <= value < 2**63:
-            raise ValueError("out of range")
-        return value
-
-    def constant(name: str) -> Any:
-        raise ValueError(f"{name} is not JSON")
-
-    def loads(raw: bytes) -> Any:
-        return json.loads(raw, parse_int=bounded, parse_constant=constant)
-
-    def dumps(obj: Any) -> bytes:
-        return json.dumps(obj, separators=(",", ":")).encode()
-
-    return loads, dumps
+# --- the request ------------------------------------------------------------------------------
 
 
 def _position(at: int | None) -> tuple[Any, Any]:
@@ -78,23 +74,41 @@ def _position(at: int | None) -> tuple[Any, Any]:
 
     engine = ENGINES[GAME]
     if at is not None:
-        for seed in range(3, 200):
-            steps = list(random_playout(engine, engine.DEFAULT_PLAYERS, seed=seed))
+        for seed in range(3, 500):
+            steps = list(random_playout(engine, engine.DEFAULT_PLAYERS, seed=seed, max_moves=at + 1))
             if len(steps) > at:
-                before, move, _ = steps[at]
-                return before, move
-        raise SystemExit(f"no seeded match reaches move {at}")
+                return steps[at][0], steps[at][1]
+        raise SystemExit(f"no seeded match of 500 reaches move {at}: choose a smaller --at")
     steps = list(random_playout(engine, engine.DEFAULT_PLAYERS, seed=3))
     plays = [i for i, (_, m, _) in enumerate(steps) if type(m).__name__ == "Play"]
     before, move, _ = steps[plays[len(plays) // 2]]
     return before, move
 
 
-def _wsgi_call(app: Any, path: str, raw: bytes, headers: dict[str, str]) -> Callable[[], None]:
+def _request(mode: str, at: int | None) -> tuple[Any, Callable[[], None], dict[str, Any]]:
+    """(app, one request, facts): a move request ready to run against the WSGI app."""
+    from cryptography.fernet import Fernet
     from werkzeug.test import EnvironBuilder
 
+    from service import create_app
+    from service.schemas import SCHEMAS
+    from service.schemas.common import to_wire
+
+    codec = SCHEMAS[GAME]
+    before, move = _position(at)
+    app = create_app({"SEAL_KEYS": [Fernet.generate_key().decode()]} if mode == "sealed" else {"SEAL_KEYS": []})
+    headers: dict[str, str] = {}
+    if mode == "sealed":
+        sealer = app.extensions["referee.sealer"]
+        body = {"token": sealer.seal(GAME, "bench-match", codec.pack(before)), "move": to_wire(move)}
+        headers["X-Seat-Key"] = sealer.seat_key("bench-match", move.player)  # the mover's own key
+    else:
+        body = {"state": codec.dump_state(before), "move": to_wire(move)}
+    raw = json.dumps(body, separators=(",", ":")).encode()
+    path = f"/v1/games/{GAME}/moves"
     template = EnvironBuilder(path=path, method="POST", data=raw, content_type="application/json", headers=headers).get_environ()
     statuses: list[str] = []
+    sizes: list[int] = []
 
     def start_response(status: str, _headers: Any, _exc: Any = None) -> None:
         statuses.append(status)
@@ -102,217 +116,197 @@ def _wsgi_call(app: Any, path: str, raw: bytes, headers: dict[str, str]) -> Call
     def call() -> None:
         environ = dict(template)
         environ["wsgi.input"] = io.BytesIO(raw)
-        body = app(environ, start_response)
+        out = app(environ, start_response)
         try:
-            for _ in body:
-                pass
+            size = sum(len(chunk) for chunk in out)
         finally:
-            getattr(body, "close", lambda: None)()
+            getattr(out, "close", lambda: None)()
         status = statuses.pop()
         if not status.startswith("200"):
             raise AssertionError(f"the move request answered {status}")
+        sizes.append(size)
 
-    return call
+    call()
+    return app, call, {"seq": before.seq, "body_bytes": len(raw), "response_bytes": sizes[-1]}
 
 
-def _stages(mode: str, at: int | None) -> tuple[Callable[[], None], list[tuple[str, Callable[[], Any]]], dict[str, Any]]:
-    """The whole request, and each stage on its own (name, callable), plus facts about the inputs."""
-    from cryptography.fernet import Fernet
+# --- tracing: each stage's own time ------------------------------------------------------------
 
-    from service import create_app
-    from service.api.envelope import envelope
+
+class Tracer:
+    """Wraps functions; each wrapper adds its own time (minus wrapped callees) to its stage."""
+
+    def __init__(self) -> None:
+        self.totals: dict[str, float] = defaultdict(float)
+        self._child = [0.0]
+
+    def wrap(self, fn: Callable[..., Any], stage: str) -> Callable[..., Any]:
+        totals, child = self.totals, self._child
+        clock = time.perf_counter
+
+        def traced(*args: Any, **kwargs: Any) -> Any:
+            outer = child[0]
+            child[0] = 0.0
+            start = clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent = clock() - start
+                totals[stage] += spent - child[0]
+                child[0] = outer + spent
+
+        traced.__wrapped__ = fn  # type: ignore[attr-defined]
+        return traced
+
+    def take(self) -> dict[str, float]:
+        out = dict(self.totals)
+        self.totals.clear()
+        return out
+
+
+def _json_proxy(loads: Callable[..., Any], dumps: Callable[..., Any], *, text: bool) -> Any:
+    """A stand-in for the ``json`` module as a caller uses it, routed to jsonio."""
+
+    def proxy_loads(raw: Any, **_hooks: Any) -> Any:
+        return loads(raw, bounds=(-(2**63), 2**63 - 1))
+
+    def proxy_dumps(obj: Any, **_options: Any) -> Any:
+        out = dumps(obj)
+        return out.decode() if text else out
+
+    return types.SimpleNamespace(loads=proxy_loads, dumps=proxy_dumps, JSONDecodeError=json.JSONDecodeError)
+
+
+def _route_json_to_jsonio() -> None:
+    """Send the HTTP layer's and the sealer's JSON calls to jsonio (what wiring it in would do)."""
+    from service import jsonio, sealing  # type: ignore[attr-defined]
+    from service.api import problems, routes
+
+    routes.json = _json_proxy(jsonio.loads, jsonio.dumps, text=False)
+    problems.json = _json_proxy(jsonio.loads, jsonio.dumps, text=False)
+    sealing.json = _json_proxy(jsonio.loads, jsonio.dumps, text=True)
+
+
+def _trace(app: Any, tracer: Tracer) -> None:
+    """Wrap the functions each stage consists of, where the request looks them up."""
+    from service.api import envelope as envelope_module
+    from service.api import routes
     from service.engines import ENGINES
     from service.schemas import SCHEMAS
-    from service.schemas.common import MoveRequest, to_wire
 
-    try:
-        from service import jsonio  # type: ignore[attr-defined]
-    except ImportError:
-        jsonio = None
     engine, codec = ENGINES[GAME], SCHEMAS[GAME]
-    before, move = _position(at)
-    std_loads, std_dumps = _stdlib_json()
-    key = Fernet.generate_key().decode()
-    app = create_app({"SEAL_KEYS": [key]} if mode == "sealed" else {"SEAL_KEYS": []})
-    headers: dict[str, str] = {}
-    match_id = "bench-match"
+    wrap = tracer.wrap
+    routes.json = types.SimpleNamespace(
+        loads=wrap(routes.json.loads, "JSON: parse body"),
+        dumps=wrap(routes.json.dumps, "JSON: write body"),
+        JSONDecodeError=json.JSONDecodeError,
+    )
+    routes._MOVE.load = wrap(routes._MOVE.load, "edge: request schema")
+    codec.module.load_state = wrap(codec.module.load_state, "edge: state load")
+    codec.module.MOVES.parse = wrap(codec.module.MOVES.parse, "edge: move parse")
+    codec.module.dump_state = wrap(codec.module.dump_state, "envelope: wire form")
+    codec.packer.pack = wrap(codec.packer.pack, "edge: pack")
+    codec.packer.unpack = wrap(codec.packer.unpack, "edge: unpack")
+    for name in ("check_state", "step", "legal_moves", "status", "to_move", "scores", "outcome", "view", "derived"):
+        setattr(engine, name, wrap(getattr(engine, name), "engine"))
+    routes.envelope = wrap(routes.envelope, "envelope: wire form")
+    envelope_module.to_wire = wrap(envelope_module.to_wire, "envelope: wire form")
     sealer = app.extensions["referee.sealer"]
-    if mode == "sealed":
-        body = {"token": sealer.seal(GAME, match_id, codec.pack(before)), "move": to_wire(move)}
-        headers["X-Seat-Key"] = sealer.seat_key(match_id, move.player)  # the mover's own key
-    else:
-        body = {"state": codec.dump_state(before), "move": to_wire(move)}
-    raw = json.dumps(body, separators=(",", ":")).encode()
-    request = _wsgi_call(app, f"/v1/games/{GAME}/moves", raw, headers)
-    data = std_loads(raw)
-    req_schema = MoveRequest()
-    players = engine.players(before)
-    new_state, events = engine.step(before, move)
-    viewer = None
-
-    def engine_calls() -> None:
-        if mode == "open":
-            engine.legal_moves(new_state)
-        else:
-            engine.view(new_state, viewer)
-        engine.status(new_state)
-        engine.to_move(new_state)
-        engine.scores(new_state, viewer)
-        engine.outcome(new_state)
-
-    env = envelope(engine, codec, new_state, events, viewer, sealer, match_id if sealer else None)
-    stages: list[tuple[str, Callable[[], Any]]] = [
-        ("JSON: parse body", lambda: std_loads(raw)),
-        ("edge: request schema", lambda: req_schema.load(data)),
-    ]
-    if mode == "open":
-        stages += [
-            ("edge: state load", lambda: codec.load_state(data["state"], check=False)),
-            ("engine: check_state", lambda: engine.check_state(before)),
-        ]
-    else:
-        packed = codec.pack(before)
-        stages += [
-            ("sealing: unseal", lambda: sealer.unseal(GAME, data["token"])),
-            ("edge: unpack", lambda: codec.unpack(packed)),
-            ("sealing: seat key", lambda: sealer.identify(match_id, players, headers["X-Seat-Key"])),
-        ]
-    stages += [
-        ("edge: move parse", lambda: codec.load_move(data["move"], players)),
-        ("engine: step", lambda: engine.step(before, move)),
-        ("engine: envelope calls", engine_calls),
-        ("envelope (whole)", lambda: envelope(engine, codec, new_state, events, viewer, sealer, match_id if sealer else None)),
-    ]
-    if mode == "sealed":
-        packed_after = codec.pack(new_state)
-        stages += [
-            ("edge: pack", lambda: codec.pack(new_state)),
-            ("sealing: seal", lambda: sealer.seal(GAME, match_id, packed_after)),
-        ]
-    stages.append(("JSON: write body", lambda: std_dumps(env)))
-    if jsonio is not None:
-        stages += [
-            ("JSON: parse body (jsonio)", lambda: jsonio.loads(raw)),
-            ("JSON: write body (jsonio)", lambda: jsonio.dumps(env)),
-        ]
-    facts = {"body_bytes": len(raw), "response_bytes": len(std_dumps(env)), "seq": before.seq}
-    return request, stages, facts
+    if sealer is not None:
+        sealer.unseal = wrap(sealer.unseal, "sealing: unseal")
+        sealer.seal = wrap(sealer.seal, "sealing: seal")
+        sealer.identify = wrap(sealer.identify, "sealing: seat key")
 
 
-def _cpu_us(fn: Callable[[], Any], n: int) -> float:
-    start = time.process_time()
-    for _ in range(n):
-        fn()
-    return (time.process_time() - start) / n * 1e6
+def _timed(call: Callable[[], None]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one call."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    call()
+    return time.process_time() - cpu, time.perf_counter() - wall
 
 
-def measure(mode: str, blocks: int, per_block: int, at: int | None) -> dict[str, Any]:
-    """CPU µs per call of the whole request and of each stage (the fastest of ``blocks`` blocks)."""
-    request, stages, facts = _stages(mode, at)
-    for _ in range(30):  # warm-up: caches, first-call paths
-        request()
-        for _, fn in stages:
-            fn()
-    samples: dict[str, list[float]] = {"request": []}
-    for name, _ in stages:
-        samples[name] = []
-    for _ in range(blocks):  # interleaved, so a busy moment on the machine touches every stage
-        samples["request"].append(_cpu_us(request, per_block))
-        for name, fn in stages:
-            samples[name].append(_cpu_us(fn, per_block))
-    us = {name: min(values) for name, values in samples.items()}
-    parts = {
-        name: value for name, value in us.items()
-        if name not in ("request", "envelope (whole)") and "(jsonio)" not in name
-    }
-    wire = us["envelope (whole)"] - us["engine: envelope calls"] - us.get("edge: pack", 0.0) - us.get("sealing: seal", 0.0)
-    parts["envelope: wire form"] = max(wire, 0.0)
-    parts["framework"] = max(us["request"] - sum(parts.values()), 0.0)
-    out: dict[str, Any] = {"stages": parts, "request": us["request"], "facts": facts}
-    if "JSON: parse body (jsonio)" in us:
-        parts_jsonio = dict(parts)
-        parts_jsonio["JSON: parse body"] = us["JSON: parse body (jsonio)"]
-        parts_jsonio["JSON: write body"] = us["JSON: write body (jsonio)"]
-        out["jsonio"] = {"parse": us["JSON: parse body (jsonio)"], "write": us["JSON: write body (jsonio)"]}
-        out["request_jsonio"] = sum(parts_jsonio.values())
-    return out
+def measure(mode: str, requests: int, at: int | None, use_jsonio: bool) -> dict[str, Any]:
+    """Median µs per request (process CPU time), and the median of each stage over the traced
+    requests that ran undisturbed (wall time within 10% of CPU time: not preempted)."""
+    app, call, facts = _request(mode, at)
+    if use_jsonio:
+        _route_json_to_jsonio()
+    for _ in range(50):
+        call()
+    plain = [_timed(call)[0] for _ in range(requests)]
+    tracer = Tracer()
+    _trace(app, tracer)
+    for _ in range(30):
+        call()
+    tracer.take()
+    samples: dict[str, list[float]] = defaultdict(list)
+    kept = 0
+    for _ in range(requests):
+        cpu, wall = _timed(call)
+        stages = tracer.take()
+        if wall > 1.1 * cpu:
+            continue  # preempted or stalled mid-request: its wall-clock stage times are not its own
+        kept += 1
+        for stage, spent in stages.items():
+            samples[stage].append(spent)
+    if kept < requests // 10:
+        raise SystemExit(f"only {kept} of {requests} traced requests ran undisturbed: the machine is too busy")
+    us = {stage: statistics.median(values) * 1e6 for stage, values in samples.items()}
+    whole = statistics.median(plain) * 1e6
+    us["framework"] = max(whole - sum(us.values()), 0.0)
+    facts = dict(facts, undisturbed=kept, traced=requests)
+    return {"stages": us, "request": whole, "facts": facts}
 
 
-ORDER = (
-    "framework",
-    "JSON: parse body",
-    "edge: request schema",
-    "edge: state load",
-    "engine: check_state",
-    "sealing: unseal",
-    "edge: unpack",
-    "sealing: seat key",
-    "edge: move parse",
-    "engine: step",
-    "engine: envelope calls",
-    "envelope: wire form",
-    "edge: pack",
-    "sealing: seal",
-    "JSON: write body",
-)
+# --- output -----------------------------------------------------------------------------------
 
 
 def _rows(result: dict[str, Any]) -> list[tuple[str, float]]:
     stages = result["stages"]
-    rows = [(name, stages[name]) for name in ORDER if name in stages]
-    rows.append(("request (measured whole)", result["request"]))
-    if "jsonio" in result:
-        rows.append(("  JSON: parse body via jsonio", result["jsonio"]["parse"]))
-        rows.append(("  JSON: write body via jsonio", result["jsonio"]["write"]))
-        rows.append(("request, jsonio wired (sum)", result["request_jsonio"]))
+    rows = [(name, stages[name]) for name in STAGES if name in stages]
+    rows.append(("whole request (CPU)", result["request"]))
     return rows
 
 
-def _print_one(mode: str, result: dict[str, Any]) -> None:
-    facts = result["facts"]
+def _print_columns(mode: str, columns: dict[str, dict[str, Any]]) -> None:
+    first = next(iter(columns.values()))
+    facts = first["facts"]
     print(f"\n{GAME} move request, {mode} mode (seq {facts['seq']}, body {facts['body_bytes']:,} B, "
-          f"response {facts['response_bytes']:,} B): CPU µs per request")
-    whole = result["request"]
-    for name, value in _rows(result):
-        share = f"{value / whole:>7.1%}" if not name.startswith(("request", "  ")) else ""
-        print(f"  {name:<34}{value:>9,.1f}{share}")
-
-
-def _print_pair(mode: str, before: dict[str, Any], after: dict[str, Any], labels: tuple[str, str]) -> None:
-    print(f"\n{GAME} move request, {mode} mode: CPU µs per request (median of rounds)")
-    print(f"  {'stage':<34}{labels[0]:>10}{labels[1]:>10}{'change':>9}")
-    old = dict(_rows(before))
-    new = dict(_rows(after))
-    for name in list(dict.fromkeys([*old, *new])):
-        a, b = old.get(name), new.get(name)
-        change = f"{(b - a) / a:>+9.0%}" if a and b is not None else ""
-        print(f"  {name:<34}{'-' if a is None else f'{a:,.1f}':>10}{'-' if b is None else f'{b:,.1f}':>10}{change}")
+          f"response {facts['response_bytes']:,} B): µs per request")
+    names = list(columns)
+    print(f"  {'stage':<28}" + "".join(f"{n:>14}" for n in names))
+    tables = {n: dict(_rows(c)) for n, c in columns.items()}
+    for stage in dict.fromkeys(s for t in tables.values() for s in t):
+        cells = []
+        for n in names:
+            value = tables[n].get(stage)
+            cells.append(f"{'-' if value is None else f'{value:,.1f}':>14}")
+        print(f"  {stage:<28}" + "".join(cells))
+    base = first["request"]
+    if len(names) > 1:
+        print(f"  {'whole request vs ' + names[0]:<28}" + "".join(f"{c['request'] / base:>14.0%}" for c in columns.values()))
 
 
 def _median_result(results: list[dict[str, Any]]) -> dict[str, Any]:
-    out = json.loads(json.dumps(results[0]))
-    for name in out["stages"]:
-        out["stages"][name] = statistics.median(r["stages"][name] for r in results)
+    out: dict[str, Any] = {"facts": results[0]["facts"], "stages": {}}
+    for name in {s for r in results for s in r["stages"]}:
+        out["stages"][name] = statistics.median(r["stages"].get(name, 0.0) for r in results)
     out["request"] = statistics.median(r["request"] for r in results)
-    if "jsonio" in out:
-        for k in ("parse", "write"):
-            out["jsonio"][k] = statistics.median(r["jsonio"][k] for r in results)
-        out["request_jsonio"] = statistics.median(r["request_jsonio"] for r in results)
     return out
 
 
-def _cprofile(requests: int, at: int | None, top: int) -> None:
+def _cprofile(requests: int, at: int | None, top: int, modes: list[str]) -> None:
     import cProfile
     import pstats
 
-    for mode in ("open", "sealed"):
-        request, _, facts = _stages(mode, at)
+    for mode in modes:
+        _, call, facts = _request(mode, at)
         for _ in range(30):
-            request()
+            call()
         profiler = cProfile.Profile()
         profiler.enable()
         for _ in range(requests):
-            request()
+            call()
         profiler.disable()
         stats = pstats.Stats(profiler)
         whole = sum(row[2] for row in stats.stats.values())  # type: ignore[attr-defined]
@@ -323,51 +317,56 @@ def _cprofile(requests: int, at: int | None, top: int) -> None:
             print(f"  {tottime / whole:>6.1%}  {calls / requests:>6.1f}/call  {short}:{line} {name}")
 
 
+def _run_tree(tree: Path, args: argparse.Namespace, modes: list[str], use_jsonio: bool) -> dict[str, Any]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--emit", "--tree", str(tree), "--modes", ",".join(modes),
+           "--requests", str(args.requests)]
+    if args.at is not None:
+        cmd += ["--at", str(args.at)]
+    if use_jsonio:
+        cmd.append("--jsonio")
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800, check=True, cwd=tree).stdout
+    line = next(ln for ln in out.splitlines() if ln.startswith("RESULT "))
+    return json.loads(line[len("RESULT "):])  # type: ignore[no-any-return]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--blocks", type=int, default=40, help="blocks per stage (the fastest is reported)")
-    parser.add_argument("--per-block", type=int, default=25, help="calls per block")
+    parser.add_argument("--requests", type=int, default=1500, help="requests per loop (plain and traced)")
     parser.add_argument("--at", type=int, default=None, help="measure the move at this index of a long seeded match")
-    parser.add_argument("--against", type=Path, default=None, help="another source tree to measure in alternating rounds")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds per tree with --against")
+    parser.add_argument("--against", type=Path, default=None, help="another source tree, measured in alternating rounds")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds per tree (the median round is shown)")
+    parser.add_argument("--jsonio", action="store_true", help="also measure with JSON routed to service.jsonio")
     parser.add_argument("--modes", default="open,sealed")
-    parser.add_argument("--cprofile", type=int, nargs="?", const=2000, default=None, metavar="REQUESTS")
+    parser.add_argument("--cprofile", type=int, default=None, metavar="REQUESTS")
     parser.add_argument("--top", type=int, default=20)
     parser.add_argument("--tree", type=Path, default=HERE, help=argparse.SUPPRESS)
     parser.add_argument("--emit", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    args.blocks = max(1, min(args.blocks, 100))
-    args.per_block = max(1, min(args.per_block, 5000))
+    args.requests = max(10, min(args.requests, 20_000))
     args.rounds = max(1, min(args.rounds, 10))
     modes = [m for m in args.modes.split(",") if m in ("open", "sealed")]
-    if args.against is None or args.emit:
-        _setup_path(args.tree.resolve())
-        if args.cprofile is not None:
-            _cprofile(min(args.cprofile, 20_000), args.at, args.top)
-            return
-        results = {mode: measure(mode, args.blocks, args.per_block, args.at) for mode in modes}
-        if args.emit:
-            print("RESULT " + json.dumps(results))
-            return
-        for mode in modes:
-            _print_one(mode, results[mode])
+    if args.emit:
+        sys.path.insert(0, str(args.tree.resolve()))
+        print("RESULT " + json.dumps({m: measure(m, args.requests, args.at, args.jsonio) for m in modes}))
         return
-    trees = {"before": args.against.resolve(), "after": args.tree.resolve()}
-    collected: dict[str, list[dict[str, Any]]] = {name: [] for name in trees}
+    if args.cprofile is not None:
+        sys.path.insert(0, str(args.tree.resolve()))
+        _cprofile(min(args.cprofile, 20_000), args.at, args.top, modes)
+        return
+    runs: dict[str, tuple[Path, bool]] = {}
+    if args.against is not None:
+        runs["before"] = (args.against.resolve(), False)
+    runs["this tree" if args.against is None else "after"] = (args.tree.resolve(), False)
+    if args.jsonio:
+        runs["+ jsonio"] = (args.tree.resolve(), True)
+    collected: dict[str, list[dict[str, Any]]] = {name: [] for name in runs}
     for r in range(args.rounds):
-        for name, tree in trees.items():
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--emit", "--tree", str(tree), "--modes", ",".join(modes),
-                   "--blocks", str(args.blocks), "--per-block", str(args.per_block)]
-            if args.at is not None:
-                cmd += ["--at", str(args.at)]
-            env = dict(os.environ, PYTHONPATH=str(tree))
-            out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1800, check=True, cwd=tree).stdout
-            line = next(ln for ln in out.splitlines() if ln.startswith("RESULT "))
-            collected[name].append(json.loads(line[len("RESULT "):]))
+        for name, (tree, use_jsonio) in runs.items():
+            collected[name].append(_run_tree(tree, args, modes, use_jsonio))
             print(f"round {r + 1}/{args.rounds}: {name} measured", file=sys.stderr)
     for mode in modes:
-        _print_pair(mode, _median_result([c[mode] for c in collected["before"]]),
-                    _median_result([c[mode] for c in collected["after"]]), ("before", "after"))
+        _print_columns(mode, {name: _median_result([c[mode] for c in results]) for name, results in collected.items()})
 
 
 if __name__ == "__main__":

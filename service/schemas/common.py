@@ -74,7 +74,7 @@ def _wire_plan(cls: type) -> _WirePlan:
 def wire_record(game_id: str, rules_version: str, state: Any) -> dict[str, Any]:
     """The start of every full state's wire form: ``game``, ``rules_version``, then each field."""
     out: dict[str, Any] = {"game": game_id, "rules_version": rules_version}
-    out.update(zip(state._fields, map(to_wire, state)))
+    out.update(zip(state._fields, [v if type(v) in _PLAIN else to_wire(v) for v in state]))
     return out
 
 
@@ -114,18 +114,24 @@ def _enum(kind: type[Enum]) -> _Encoder:
     return encode
 
 
+_PLAIN: Final = frozenset({type(None), bool, int, str, float})
+"""Types that are their own wire form: containers copy them without a call."""
+
+
 def _sequence(obj: Any) -> list[Any]:
-    text = CARD_TEXT.get
-    return [text(id(v)) or to_wire(v) for v in obj]  # cards (most entries) without a call
+    text, plain = CARD_TEXT.get, _PLAIN
+    return [text(id(v)) or (v if type(v) in plain else to_wire(v)) for v in obj]  # cards and numbers without a call
 
 
 def _mapping(obj: Any) -> dict[str, Any]:
-    return {str(k): to_wire(v) for k, v in obj.items()}
+    plain = _PLAIN
+    return {str(k): v if type(v) in plain else to_wire(v) for k, v in obj.items()}
 
 
 def _record(fields_: tuple[str, ...]) -> _Encoder:
     def encode(obj: Any) -> dict[str, Any]:
-        return dict(zip(fields_, map(to_wire, obj)))
+        plain = _PLAIN
+        return dict(zip(fields_, [v if type(v) in plain else to_wire(v) for v in obj]))
 
     return encode
 

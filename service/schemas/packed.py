@@ -78,7 +78,7 @@ def _compile(tp: Any, owner: type) -> Codec:
                 list if enc is None else (lambda seq: [enc(x) for x in seq]),
                 tuple if dec is None else (lambda seq: tuple([dec(x) for x in seq])),
             )
-        return _positional([_compile(a, owner) for a in items], tuple)
+        return _positional([_compile(a, owner) for a in items], tuple, f"{owner.__name__} tuple")
     if isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields"):
         return _record(tp)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
@@ -91,7 +91,7 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, vars(module))
 
 
-def _positional(parts: list[Codec], make: Callable[..., Any], keywords: Sequence[str] | None = None) -> Codec:
+def _positional(parts: list[Codec], make: Callable[..., Any], label: str, keywords: Sequence[str] | None = None) -> Codec:
     """Codec of a fixed-length record: packed as a list, one entry per part, in order.
 
     The encoder and decoder are compiled to straight-line code (``[e1(r[1]), r[2], ...]``): no
@@ -117,7 +117,7 @@ def _positional(parts: list[Codec], make: Callable[..., Any], keywords: Sequence
         f"def encode(r):\n    return [{', '.join(reads)}]\n"
         f"def decode(s):\n    if len(s) != {count}:\n        raise ValueError('not a packed record')\n    return {made}\n"
     )
-    exec(compile(source, f"<packed {getattr(make, '__qualname__', make)}>", "exec"), scope)  # noqa: S102 - our own field list
+    exec(compile(source, f"<packed {label}>", "exec"), scope)  # noqa: S102 - our own field list
     return scope["encode"], scope["decode"]
 
 
@@ -125,13 +125,13 @@ def _record(cls: type) -> Codec:
     hints = _hints(cls)
     parts = [_compile(hints[name], cls) for name in cls._fields]  # type: ignore[attr-defined]
     make = functools.partial(tuple.__new__, cls)  # what NamedTuple._make does, without its iterator
-    return _positional(parts, make)
+    return _positional(parts, make, cls.__qualname__)
 
 
 def _dataclass(cls: type) -> Codec:
     hints = _hints(cls)
     names = [f.name for f in dataclasses.fields(cls) if f.init]
-    return _positional([_compile(hints[name], cls) for name in names], cls, names)
+    return _positional([_compile(hints[name], cls) for name in names], cls, cls.__qualname__, names)
 
 
 def _layout(cls: type, seen: set[type] | None = None) -> str:
