@@ -168,3 +168,38 @@ def test_a_refused_state_keeps_marshmallows_messages() -> None:
     with pytest.raises(InvalidState) as caught:
         module.load_state(wire)
     assert caught.value.errors == {"deal_number": ["Not a valid integer."], "hands.0.1": ["Not a card of this game's pack."]}
+
+
+def test_plans_follow_marshmallow_on_the_less_common_declarations(no_plans: Any) -> None:
+    from marshmallow import ValidationError, fields, validate
+
+    from service.schemas.common import StrictInt
+    from service.schemas.fastload import FastSchema
+
+    class Inner(FastSchema):
+        x = StrictInt(required=True)
+        y = StrictInt(validate=lambda v: v != 3)  # a plain function refuses by returning False
+
+    inner = Inner()
+    inner.load({"x": 1})  # the instance's own plan is compiled first
+
+    class Outer(FastSchema):
+        narrowed = fields.Nested(inner, only=("x",))  # marshmallow copies the instance, then narrows it
+        when = fields.Date()  # a field type plans do not know: it loads itself
+        tags = fields.List(fields.String(), validate=validate.Length(max=2), load_default=list)
+
+    outer = Outer()
+    assert fastload.has_plan(outer)
+    for data in (
+        {"narrowed": {"x": 1}, "when": "2026-12-01"},
+        {"narrowed": {"x": 1, "y": 2}},
+        {"narrowed": {"x": 1}, "when": "not a date"},
+        {"narrowed": {"x": 1}, "tags": ["a", "b", "c"]},
+        {"narrowed": {"x": 1}, "tags": ["a", None]},
+        {"narrowed": None},
+    ):
+        assert _outcome(outer.load, data) == no_plans(lambda d=data: _outcome(outer.load, d))
+    assert _outcome(inner.load, {"x": 1, "y": 3}) == no_plans(lambda: _outcome(inner.load, {"x": 1, "y": 3}))
+    with pytest.raises(ValidationError):
+        outer.load({"narrowed": {"x": 1, "y": 2}})
+    assert outer.load({"narrowed": {"x": 1}})["tags"] == []

@@ -42,7 +42,6 @@ class _GiveUp(Exception):
 
 
 _GIVE_UP: Final = _GiveUp()
-_NO_PLAN: Final = object()
 _TAGS: Final = ("pre_load", "post_load", "validates", "validates_schema", "pre_dump", "post_dump")
 
 
@@ -333,11 +332,13 @@ def _compile_schema(schema: Schema) -> Conv | None:
 
 
 def _plan_of(schema: Schema) -> Conv | None:
-    plan = schema.__dict__.get("_fast_plan", _NO_PLAN)
-    if plan is _NO_PLAN:
-        plan = _compile_schema(schema)
-        schema.__dict__["_fast_plan"] = plan
-    return plan if plan is None else cast(Conv, plan)
+    """The schema's plan, compiled on first use. Kept with the instance's id: a copy of the instance
+    (``Nested`` copies a schema instance before narrowing it with ``only``/``exclude``) compiles its own."""
+    known = schema.__dict__.get("_fast_plan")
+    if known is None or known[0] != id(schema):
+        known = (id(schema), _compile_schema(schema))
+        schema.__dict__["_fast_plan"] = known
+    return cast("Conv | None", known[1])
 
 
 def has_plan(schema: Schema) -> bool:
