@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates
+from marshmallow import RAISE, ValidationError, fields, post_load, validate, validates
 
 from ..cards import Card
 from ..cards.packs import by_text
@@ -32,6 +32,7 @@ from .common import (
     to_wire,
     wire_record,
 )
+from .fastload import FastSchema
 
 GAME_ID: Final = engine.GAME_ID
 FULL_PACK: Final = engine.PACKS[52]  # the 36-card pack is a subset; check_state checks the chosen pack
@@ -50,7 +51,7 @@ class _OptionsSchema(type(options_schema(engine.Options, engine.OPTION_INFO))): 
 OPTIONS: Final = _OptionsSchema(unknown=RAISE)
 
 
-class _Strict(Schema):
+class _Strict(FastSchema):
     class Meta:
         unknown = RAISE
 

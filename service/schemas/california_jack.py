@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate, validates_schema
+from marshmallow import RAISE, ValidationError, fields, post_load, validate, validates_schema
 
 from ..cards import Suit
 from ..cards.packs import by_text
@@ -35,6 +35,7 @@ from .common import (
     to_wire,
     wire_record,
 )
+from .fastload import FastSchema
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -76,7 +77,7 @@ def _Pair(inner: fields.Field[Any], **kw: Any) -> fields.List[Any]:
     return fields.List(inner, validate=validate.Length(equal=2), **kw)
 
 
-class _Strict(Schema):
+class _Strict(FastSchema):
     class Meta:
         unknown = RAISE
 

@@ -18,6 +18,8 @@ from ..cards import Card, Suit
 from ..cards.packs import DeckProblem, by_text, check_deck
 from ..cards.shuffle import MAX_SEED
 from ..engines.base import BadMove, BadSetup, InvalidState
+from .cardtext import CARD_TEXT, card_text
+from .fastload import FastSchema
 
 __all__ = [
     "MAX_MOVES",
@@ -72,8 +74,7 @@ def _wire_plan(cls: type) -> _WirePlan:
 def wire_record(game_id: str, rules_version: str, state: Any) -> dict[str, Any]:
     """The start of every full state's wire form: ``game``, ``rules_version``, then each field."""
     out: dict[str, Any] = {"game": game_id, "rules_version": rules_version}
-    for name, value in zip(state._fields, state):
-        out[name] = to_wire(value)
+    out.update(zip(state._fields, [v if type(v) in _PLAIN else to_wire(v) for v in state]))
     return out
 
 
@@ -89,25 +90,56 @@ def load_state_with(schema: Schema, data: Any) -> Any:
         raise InvalidState(flatten_errors(err.messages)) from None
 
 
-def to_wire(obj: Any) -> Any:
-    """JSON-ready form of engine values: cards as strings, enums as values, records as objects."""
-    kind = type(obj)
-    if kind is Card:
-        return obj.__str__()
-    if obj is None or kind is int or kind is bool or kind is str or kind is float:
-        return obj
-    if isinstance(obj, Enum):
-        return obj.value
-    if isinstance(obj, (str, int, float)):
-        return obj
-    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
-        return {k: to_wire(v) for k, v in zip(obj._fields, obj)}
-    if isinstance(obj, (tuple, list, frozenset, set)):
-        return [to_wire(v) for v in obj]
-    if isinstance(obj, Mapping):
-        return {str(k): to_wire(v) for k, v in obj.items()}
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        move_type, plan = _wire_plan(kind)
+# Wire output is the hottest code of a request after the engine: every state, view, move list and
+# event goes through ``to_wire``. It picks an encoder by the value's exact type, worked out once
+# per type with the rules below (in this order), so each value costs one dictionary look-up.
+#   Card -> its text; None, bool, int, str, float -> itself; Enum -> its value; other str, int,
+#   float subclasses -> themselves; records (NamedTuple) -> objects; tuple, list, set, frozenset
+#   -> arrays; mappings -> objects with text keys; dataclass instances -> objects (see _wire_plan).
+_Encoder = Callable[[Any], Any]
+_ENCODERS: dict[type, _Encoder] = {}
+
+
+def _identity(obj: Any) -> Any:
+    return obj
+
+
+def _enum(kind: type[Enum]) -> _Encoder:
+    values = {id(member): member.value for member in kind}  # members are singletons
+
+    def encode(obj: Any) -> Any:
+        value = values.get(id(obj), values)
+        return obj.value if value is values else value
+
+    return encode
+
+
+_PLAIN: Final = frozenset({type(None), bool, int, str, float})
+"""Types that are their own wire form: containers copy them without a call."""
+
+
+def _sequence(obj: Any) -> list[Any]:
+    text, plain = CARD_TEXT.get, _PLAIN
+    return [text(id(v)) or (v if type(v) in plain else to_wire(v)) for v in obj]  # cards and numbers without a call
+
+
+def _mapping(obj: Any) -> dict[str, Any]:
+    plain = _PLAIN
+    return {str(k): v if type(v) in plain else to_wire(v) for k, v in obj.items()}
+
+
+def _record(fields_: tuple[str, ...]) -> _Encoder:
+    def encode(obj: Any) -> dict[str, Any]:
+        plain = _PLAIN
+        return dict(zip(fields_, [v if type(v) in plain else to_wire(v) for v in obj]))
+
+    return encode
+
+
+def _dataclass(cls: type) -> _Encoder:
+    move_type, plan = _wire_plan(cls)
+
+    def encode(obj: Any) -> dict[str, Any]:
         out = {} if move_type is None else {"type": move_type}
         for attr, name, optional in plan:
             value = getattr(obj, attr)
@@ -115,7 +147,41 @@ def to_wire(obj: Any) -> Any:
                 continue  # optional move fields (a next_deal template's deck) are left out
             out[name] = to_wire(value)
         return out
+
+    return encode
+
+
+def _no_wire_form(obj: Any) -> Any:
     raise TypeError(f"no wire form for {type(obj).__name__}")
+
+
+def _encoder_for(kind: type) -> _Encoder:
+    if kind is Card:
+        return card_text
+    if kind is type(None) or kind is int or kind is bool or kind is str or kind is float:
+        return _identity
+    if issubclass(kind, Enum):
+        return _enum(kind)
+    if issubclass(kind, (str, int, float)):
+        return _identity
+    if issubclass(kind, tuple) and hasattr(kind, "_fields"):
+        return _record(tuple(kind._fields))
+    if issubclass(kind, (tuple, list, frozenset, set)):
+        return _sequence
+    if issubclass(kind, Mapping):
+        return _mapping
+    if dataclasses.is_dataclass(kind) and not issubclass(kind, type):
+        return _dataclass(kind)
+    return _no_wire_form
+
+
+def to_wire(obj: Any) -> Any:
+    """JSON-ready form of engine values: cards as strings, enums as values, records as objects."""
+    kind = type(obj)
+    encode = _ENCODERS.get(kind)
+    if encode is None:
+        encode = _ENCODERS.setdefault(kind, _encoder_for(kind))
+    return encode(obj)
 
 
 # --- fields ---------------------------------------------------------------------------------
@@ -264,7 +330,7 @@ def flatten_errors(messages: Any, prefix: str = "") -> dict[str, list[str]]:
 # --- request envelopes (400 invalid_request when not of this shape) --------------------------
 
 
-class _Request(Schema):
+class _Request(FastSchema):
     class Meta:
         unknown = RAISE
 
@@ -327,7 +393,7 @@ def options_schema(options_cls: type, info: Mapping[str, Mapping[str, Any]]) -> 
             declared[name] = StrictString(load_default=defaults[name], validate=validate.OneOf(meta["enum"]))
         else:  # pragma: no cover - a table error, caught by the catalogue test
             raise ValueError(f"unknown option type {kind}")
-    schema_cls = Schema.from_dict(declared, name=f"{options_cls.__module__}.OptionsSchema")
+    schema_cls = FastSchema.from_dict(declared, name=f"{options_cls.__module__}.OptionsSchema")
     return schema_cls(unknown=RAISE)
 
 

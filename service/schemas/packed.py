@@ -11,55 +11,74 @@ invariant suite checks ``unpack(pack(s)) == s`` over random playouts of every ga
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import sys
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any
 
 from ..cards import Card
+from .cardtext import CARD_TEXT, CARDS, card_text
 
 __all__ = ["Packer"]
 
-Codec = tuple[Callable[[Any], Any], Callable[[Any], Any]]
-
-
-def _identity(value: Any) -> Any:
-    return value
-
+Fn = Callable[[Any], Any]
+Codec = tuple[Fn | None, Fn | None]
+"""(encode, decode) of one annotated type; None where the value is its own packed form."""
 
 def _card_codec() -> Codec:
-    return str, Card.parse
+    return card_text, CARDS.__getitem__  # KeyError (or TypeError) for anything but a card's text
+
+
+def _enum_codec(tp: type[Enum]) -> Codec:
+    values = {id(m): m.value for m in tp}
+    by_value = {m.value: m for m in tp}
+    custom_lookup = "_missing_" in vars(tp)
+
+    def encode(e: Any) -> Any:
+        value = values.get(id(e), values)
+        return e.value if value is values else value
+
+    return encode, (tp if custom_lookup else by_value.__getitem__)
+
+
+def _optional(codec: Codec) -> Codec:
+    enc, dec = codec
+    return (
+        None if enc is None else (lambda v: None if v is None else enc(v)),
+        None if dec is None else (lambda v: None if v is None else dec(v)),
+    )
 
 
 def _compile(tp: Any, owner: type) -> Codec:
     """(encode, decode) for the annotation ``tp``."""
     origin = typing.get_origin(tp)
     if tp in (int, str, bool, float):
-        return _identity, _identity
+        return None, None
     if tp is Card:
         return _card_codec()
     if isinstance(tp, type) and issubclass(tp, Enum):
-        return (lambda e: e.value), tp
+        return _enum_codec(tp)
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]
         if len(args) != 1:
             raise TypeError(f"{owner.__name__}: only X | None unions can be packed, not {tp}")
-        enc, dec = _compile(args[0], owner)
-        return (lambda v: None if v is None else enc(v)), (lambda v: None if v is None else dec(v))
+        return _optional(_compile(args[0], owner))
     if origin is tuple:
         items = typing.get_args(tp)
         if len(items) == 2 and items[1] is Ellipsis:
             enc, dec = _compile(items[0], owner)
-            if enc is _identity:
-                return list, tuple
-            return (lambda seq: [enc(x) for x in seq]), (lambda seq: tuple([dec(x) for x in seq]))
-        parts = [_compile(a, owner) for a in items]
-        encs = [p[0] for p in parts]
-        decs = [p[1] for p in parts]
-        return (lambda seq: [e(x) for e, x in zip(encs, seq)]), (lambda seq: tuple([d(x) for d, x in zip(decs, seq)]))
+            if tp == tuple[Card, ...]:
+                text, card = CARD_TEXT.get, CARDS.__getitem__
+                return (lambda seq: [text(id(c)) or card_text(c) for c in seq]), (lambda seq: tuple(map(card, seq)))
+            return (
+                list if enc is None else (lambda seq: [enc(x) for x in seq]),
+                tuple if dec is None else (lambda seq: tuple([dec(x) for x in seq])),
+            )
+        return _positional([_compile(a, owner) for a in items], tuple, f"{owner.__name__} tuple")
     if isinstance(tp, type) and issubclass(tp, tuple) and hasattr(tp, "_fields"):
         return _record(tp)
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
@@ -72,34 +91,47 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, vars(module))
 
 
+def _positional(parts: list[Codec], make: Callable[..., Any], label: str, keywords: Sequence[str] | None = None) -> Codec:
+    """Codec of a fixed-length record: packed as a list, one entry per part, in order.
+
+    The encoder and decoder are compiled to straight-line code (``[e1(r[1]), r[2], ...]``): no
+    loop, no call for the parts that are their own packed form. ``keywords``: ``make`` takes the
+    parts by these names (dataclasses) rather than as one tuple (records, tuples).
+    """
+    scope: dict[str, Any] = {"make": make}
+    reads, builds = [], []
+    for i, (enc, dec) in enumerate(parts):
+        if enc is not None:
+            scope[f"e{i}"] = enc
+        if dec is not None:
+            scope[f"d{i}"] = dec
+        read = f"r.{keywords[i]}" if keywords is not None else f"r[{i}]"
+        reads.append(read if enc is None else f"e{i}({read})")
+        builds.append(f"s[{i}]" if dec is None else f"d{i}(s[{i}])")
+    count = len(parts)
+    if keywords is not None:
+        made = "make(" + ", ".join(f"{k}={b}" for k, b in zip(keywords, builds)) + ")"
+    else:
+        made = "make((" + "".join(f"{b}, " for b in builds) + "))"
+    source = (
+        f"def encode(r):\n    return [{', '.join(reads)}]\n"
+        f"def decode(s):\n    if len(s) != {count}:\n        raise ValueError('not a packed record')\n    return {made}\n"
+    )
+    exec(compile(source, f"<packed {label}>", "exec"), scope)  # noqa: S102 - our own field list
+    return scope["encode"], scope["decode"]
+
+
 def _record(cls: type) -> Codec:
     hints = _hints(cls)
     parts = [_compile(hints[name], cls) for name in cls._fields]  # type: ignore[attr-defined]
-    encs = [p[0] for p in parts]
-    decs = [p[1] for p in parts]
-    make = cls._make  # type: ignore[attr-defined]
-
-    def encode(rec: Any) -> list[Any]:
-        return [e(x) for e, x in zip(encs, rec)]
-
-    def decode(data: Any) -> Any:
-        return make([d(x) for d, x in zip(decs, data)])
-
-    return encode, decode
+    make = functools.partial(tuple.__new__, cls)  # what NamedTuple._make does, without its iterator
+    return _positional(parts, make, cls.__qualname__)
 
 
 def _dataclass(cls: type) -> Codec:
     hints = _hints(cls)
     names = [f.name for f in dataclasses.fields(cls) if f.init]
-    parts = [_compile(hints[name], cls) for name in names]
-
-    def encode(obj: Any) -> list[Any]:
-        return [enc(getattr(obj, n)) for n, (enc, _) in zip(names, parts)]
-
-    def decode(data: Any) -> Any:
-        return cls(**{n: dec(x) for n, (_, dec), x in zip(names, parts, data)})
-
-    return encode, decode
+    return _positional([_compile(hints[name], cls) for name in names], cls, cls.__qualname__, names)
 
 
 def _layout(cls: type, seen: set[type] | None = None) -> str:
@@ -133,7 +165,9 @@ class Packer:
     """
 
     def __init__(self, state_type: type) -> None:
-        self._encode, self._decode = _record(state_type)
+        encode, decode = _record(state_type)
+        assert encode is not None and decode is not None
+        self._encode, self._decode = encode, decode
         self.fingerprint = hashlib.sha256(_layout(state_type).encode()).hexdigest()[:16]
 
     def pack(self, state: Any) -> dict[str, Any]:

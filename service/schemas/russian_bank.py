@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, pre_load, validate
+from marshmallow import RAISE, ValidationError, fields, post_load, pre_load, validate
 
 from ..engines import russian_bank as engine
 from ..engines.base import BadSetup
@@ -30,6 +30,7 @@ from .common import (
     options_schema,
     wire_record,
 )
+from .fastload import FastSchema
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -53,7 +54,7 @@ class _OptionsSchema(type(_PLAIN_OPTIONS)):  # type: ignore[misc]
 OPTIONS: Final = _OptionsSchema(unknown=RAISE)
 
 
-class _Strict(Schema):
+class _Strict(FastSchema):
     class Meta:
         unknown = RAISE
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+from marshmallow import RAISE, ValidationError, fields, post_load, validate
 
 from ..cards.shuffle import MAX_SEED
 from ..engines import schnapsen as engine
@@ -32,6 +32,7 @@ from .common import (
     suit_value,
     wire_record,
 )
+from .fastload import FastSchema
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -59,7 +60,7 @@ def _Pair(inner: fields.Field[Any]) -> fields.List[Any]:
     return fields.List(inner, validate=validate.Length(equal=2), required=True)
 
 
-class _Strict(Schema):
+class _Strict(FastSchema):
     class Meta:
         unknown = RAISE
 

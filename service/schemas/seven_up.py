@@ -32,6 +32,7 @@ from .common import (
     options_schema,
     to_wire,
 )
+from .fastload import FastSchema
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -57,7 +58,7 @@ def _options_schema() -> Schema:
     scalar = {k: v for k, v in engine.OPTION_INFO.items() if k != "start_scores"}
     base = type(options_schema(engine.Options, scalar))
     declared = {**base._declared_fields, "start_scores": _StartScores(load_default=())}
-    return Schema.from_dict(declared, name="seven_up.OptionsSchema")(unknown=RAISE)
+    return FastSchema.from_dict(declared, name="seven_up.OptionsSchema")(unknown=RAISE)
 
 
 OPTIONS: Final = _options_schema()
@@ -79,7 +80,7 @@ def _Ints(lo: int, hi: int, min_len: int, max_len: int, **kw: Any) -> fields.Lis
     return fields.List(StrictInt(validate=validate.Range(lo, hi)), validate=validate.Length(min_len, max_len), **kw)
 
 
-class _Strict(Schema):
+class _Strict(FastSchema):
     class Meta:
         unknown = RAISE
 

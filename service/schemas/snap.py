@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+from marshmallow import RAISE, ValidationError, fields, post_load, validate
 
 from ..engines import snap as engine
 from ..engines.base import BadSetup
@@ -27,6 +27,7 @@ from .common import (
     to_wire,
     wire_record,
 )
+from .fastload import FastSchema
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -43,7 +44,7 @@ def _Seats(**kw: Any) -> fields.List[Any]:
     return fields.List(_Seat(), validate=validate.Length(max=MAX_SEATS), **kw)
 
 
-class _Strict(Schema):
+class _Strict(FastSchema):
     class Meta:
         unknown = RAISE
 

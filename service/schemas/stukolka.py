@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+from marshmallow import RAISE, ValidationError, fields, post_load, validate
 
 from ..cards import Card
 from ..cards.packs import by_text, full_52
@@ -31,13 +31,14 @@ from .common import (
     load_state_with,
     to_wire,
 )
+from .fastload import FastSchema
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = full_52()  # the largest pack; the engine checks a card against the game's own pack
 MAX_SEAT: Final = max(engine.PLAYER_COUNTS) - 1
 
 
-class _Strict(Schema):
+class _Strict(FastSchema):
     class Meta:
         unknown = RAISE
 

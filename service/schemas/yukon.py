@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+from marshmallow import RAISE, ValidationError, fields, post_load, validate
 
 from ..cards import Card
 from ..cards.packs import by_text
@@ -33,6 +33,7 @@ from .common import (
     load_state_with,
     options_schema,
 )
+from .fastload import FastSchema
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.FULL_PACK
@@ -50,7 +51,7 @@ def _Ints(**kw: Any) -> fields.List[Any]:
     return fields.List(StrictInt(validate=validate.Range(0, MAX_SCORE)), validate=validate.Length(2, 4), **kw)
 
 
-class _Strict(Schema):
+class _Strict(FastSchema):
     class Meta:
         unknown = RAISE
 
