@@ -16,13 +16,13 @@ Every limit here keeps the cost of a refused body below the cost of a few accept
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Final
 
 from flask import current_app, request
 from marshmallow import Schema
 
+from .. import jsonio
 from ..config import Config
 from ..sealing import MAX_TOKEN_CHARS
 from .problems import ApiError
@@ -158,15 +158,12 @@ def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
         raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
     containers = _shape_budget(raw, limit)
     try:
-        if _LONG_DIGITS.search(raw):
-            data = json.loads(raw, parse_int=_bounded_int, parse_constant=_no_constant)
-        else:  # no integer can be out of range: let the decoder build them all in C
-            data = json.loads(raw, parse_constant=_no_constant)
-    except _OutOfRange as exc:
-        raise ApiError(400, "invalid_request", f"The body is refused: {exc}.", {"body": ["out of range"]}) from None
-    except RecursionError:
+        data = jsonio.loads(raw, max_depth=MAX_DEPTH)
+    except jsonio.OutOfRange as exc:
+        raise ApiError(400, "invalid_request", f"The body is refused: {exc}.", {"body": [exc.reason]}) from None
+    except jsonio.TooDeep:
         raise ApiError(400, "invalid_request", f"The JSON body nests deeper than {MAX_DEPTH} levels.", {"body": ["too deep"]}) from None
-    except ValueError as exc:
+    except jsonio.JSONError as exc:
         raise ApiError(400, "invalid_request", f"The body is not valid JSON: {exc}", {"body": ["malformed JSON"]}) from None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_request", "The body must be a JSON object.", {"body": ["not an object"]})

@@ -8,7 +8,6 @@ that section of the game's rules page.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping
 from typing import Any
@@ -17,6 +16,7 @@ from flask import Flask, Response, g, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
+from .. import jsonio
 from ..engines import UnknownGame
 from ..engines.base import IllegalMove, InvalidState, RulesError
 from ..observability import count_illegal_move
@@ -85,7 +85,7 @@ def rules_problem(exc: RulesError, move: Any = None) -> dict[str, Any]:
 
 def problem(body: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> Response:
     """A problem+json response for ``body``."""
-    resp = Response(json.dumps(body, separators=(",", ":")), status=int(body["status"]), mimetype=PROBLEM_TYPE)
+    resp = Response(jsonio.dumps(body), status=int(body["status"]), mimetype=PROBLEM_TYPE)
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
 from flask import Blueprint, Response
 from marshmallow import Schema, ValidationError
 
+from .. import jsonio
 from ..engines import ENGINES, find
 from ..engines.base import IllegalMove, RulesError
 from ..observability import count_illegal_move
@@ -29,7 +29,7 @@ _NEW, _STATE, _MOVE, _REPLAY = NewRequest(), StateRequest(), MoveRequest(), Repl
 
 
 def _json(obj: Any, status: int = 200) -> Response:
-    return Response(json.dumps(obj, separators=(",", ":")), status=status, mimetype="application/json")
+    return Response(jsonio.dumps(obj), status=status, mimetype="application/json")
 
 
 def _game(game_id: str) -> tuple[Any, GameCodec]:
