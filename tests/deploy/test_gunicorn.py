@@ -93,7 +93,8 @@ def test_sigterm_loses_no_accepted_request(tmp_path: Path) -> None:
     """
     accepted_file = tmp_path / "accepted.txt"
     conf = str(HERE / "counting_gunicorn_conf.py")
-    with Gunicorn(tmp_path, args=["-c", conf], env={"REFEREE_TEST_ACCEPTED": str(accepted_file)}) as g:
+    env = {"REFEREE_TEST_ACCEPTED": str(accepted_file), "REFEREE_DRAIN_SECONDS": "2"}  # tests/deploy/test_under_fire.py: the drain itself
+    with Gunicorn(tmp_path, args=["-c", conf], env=env) as g:
         body = {"seed": 3, "options": {"target": 7}, "moves": _random_log(g.url, 3, target=7)}
         answered: dict[str, float] = {}
         failures: list[str] = []
