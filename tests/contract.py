@@ -10,7 +10,15 @@
   ``referencing`` registry); an ``application/problem+json`` body must moreover carry the HTTP
   status in ``status`` and ``/errors/<code>`` in ``type``.
 
-``rule`` is the OpenAPI path template (``/v1/games/{game_id}/moves``); Flask's form
+Closed reading. openapi.yaml is open on responses (evolution policy, docs/wire.md: clients must
+accept added members, problem codes, game ids and event types). Our own server must still emit
+only what the document describes, so every schema is checked in its *closed reading* (``CLOSED``):
+an object schema with ``properties`` and no ``additionalProperties`` gets
+``additionalProperties: false``, ``x-enum-known`` becomes ``enum``, and the ``UnknownEvent``
+branch of an event union is dropped.
+
+``rule`` is the OpenAPI path (each game's own, ``/v1/games/schnapsen/moves``, or a template such as
+``/v1/games/{game_id}``; ``documented_path`` picks it for a request); Flask's form
 (``/v1/games/<game_id>/moves``) is accepted too. Outcomes that the document cannot list per
 operation are checked against its shared responses: a method that a documented path does not list
 may only answer 405 (``#/components/responses/MethodNotAllowed``); an unknown path (``rule`` None
