@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """HTTP throughput of one move request, beside a trivial JSON echo endpoint, on real gunicorn.
 
-Starts each app under gunicorn (2 sync workers, 127.0.0.1 only), warms it up for a second, loads
+Starts each app under gunicorn with the settings the service ships (``service.gunicorn_conf``: its
+worker class, JSON access log; 2 workers, 127.0.0.1 only; the referee with request ids and metrics
+on, the metrics listener included), warms it up for a second, loads
 it with ``wrk`` (Debian package ``wrk``) for a bounded time, and prints requests/s, p50 and p99 latency, and the referee's
 ratio to the echo. The move request is a mid-game Schnapsen move (open mode: the plain state;
 sealed mode: a token with the table key). The echo gets a body of the same size as the open-mode
 move request. Runs here vary by up to 25% from one to the next: compare ratios of one run.
 
-Usage: python3 bench/http_move.py [--seconds 8] [--connections 8]
+Usage: python3 bench/http_move.py [--seconds 8] [--connections 8] [--worker-class sync]
 """
 
 from __future__ import annotations
@@ -79,9 +81,11 @@ def _bodies(tmp: Path) -> dict[str, tuple[Path, str]]:
     return out
 
 
-def _serve(app: str, port: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def _serve(app: str, port: int, env: dict[str, str], worker_class: str | None) -> subprocess.Popen[bytes]:
+    extra = ["--worker-class", worker_class] if worker_class else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--bind", f"127.0.0.1:{port}", "--workers", "2", "--worker-class", "sync", app],
+        [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
+         "--workers", "2", *extra, app],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 20
@@ -108,6 +112,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--worker-class", default=None, help="gunicorn worker class for all three (default: the shipped one)")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         sys.exit("wrk is not installed: apt-get install wrk")
@@ -117,16 +122,18 @@ def main() -> None:
         lua = tmp / "post.lua"
         lua.write_text(LUA)
         base_env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
+        base_env["REFEREE_DRAIN_SECONDS"] = "0"
+        referee_env = dict(base_env, REFEREE_METRICS_BIND=f"127.0.0.1:{_free_port()}")  # metrics on, as deployed
         runs = [
             ("echo", "bench.echo_app:create_app()", "/echo", base_env),
-            ("open", "service:create_app()", "/v1/games/schnapsen/moves", base_env),
+            ("open", "service:create_app()", "/v1/games/schnapsen/moves", referee_env),
             ("sealed", "service:create_app()", "/v1/games/schnapsen/moves",
-             dict(base_env, REFEREE_SEAL_KEYS=os.environ["REFEREE_BENCH_SEAL_KEY"])),
+             dict(referee_env, REFEREE_SEAL_KEYS=os.environ["REFEREE_BENCH_SEAL_KEY"])),
         ]
         results = {}
         for name, app, path, env in runs:
             port = _free_port()
-            proc = _serve(app, port, env)
+            proc = _serve(app, port, env, args.worker_class)
             try:
                 body, key = bodies[name]
                 _load(f"http://127.0.0.1:{port}{path}", body, key, 1, args.connections, lua)  # warm-up, discarded
