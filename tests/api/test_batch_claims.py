@@ -12,6 +12,10 @@ from service.engines import ENGINES
 from service.schemas import SCHEMAS
 from tests.playouts import random_playout
 
+LATE = 3_600_000
+"""A judges' timestamp an hour into the match: after the flip, which the service stamps itself in sealed
+mode (ms since the match began), however slowly the test runs."""
+
 CLAIM_GAMES = {"slapjack": "slaps", "snap": "snaps"}
 """Game → its batch move type."""
 
@@ -40,7 +44,7 @@ def _after_a_flip(client: FlaskClient, game: str) -> tuple[dict[str, Any], list[
 def test_batch_of_several_seats_needs_the_table_key(sealed: FlaskClient, game: str) -> None:
     """A batch judging claims of several seats is the judges' verdict: only the table key sends it."""
     env, keys, table = _after_a_flip(sealed, game)
-    batch = {"type": CLAIM_GAMES[game], "claims": [{"player": 0, "at": 150}, {"player": 1, "at": 150}]}
+    batch = {"type": CLAIM_GAMES[game], "claims": [{"player": 0, "at": LATE}, {"player": 1, "at": LATE}]}
     r = _move(sealed, game, env, batch, None)
     assert r.status_code == 403 and r.json["code"] == "seat_key_required"
     for key in keys:
@@ -56,7 +60,7 @@ def test_batch_of_several_seats_needs_the_table_key(sealed: FlaskClient, game: s
 def test_batch_of_one_seat_needs_that_seats_key(sealed: FlaskClient, game: str) -> None:
     """A batch whose claims are all one seat's is that seat's move, like a single claim."""
     env, keys, table = _after_a_flip(sealed, game)
-    batch = {"type": CLAIM_GAMES[game], "claims": [{"player": 2, "at": 150}]}
+    batch = {"type": CLAIM_GAMES[game], "claims": [{"player": 2, "at": LATE}]}
     r = _move(sealed, game, env, batch, keys[1])
     assert r.status_code == 403 and r.json["code"] == "bad_seat_key"
     for key in (keys[2], table):

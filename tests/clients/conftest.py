@@ -4,6 +4,7 @@ xdist group, so one worker runs them all and starts each server once)."""
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,17 +14,25 @@ from cryptography.fernet import Fernet
 
 from tests.servers import Gunicorn, free_port
 
-PORTS = range(18200, 18300)
-"""Ports tried first (the range these tests own on shared machines); any free port otherwise."""
+_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
+_INDEX = int(_WORKER[2:]) if _WORKER[2:].isdigit() else 0
+PORTS = range(18200 + 25 * _INDEX, 18225 + 25 * _INDEX)
+"""Ports tried first (the range these tests own, a slice per xdist worker so that two workers never
+race for one port); any free port otherwise."""
+
+_TAKEN: set[int] = set()
 
 
 def _port() -> int:
     for port in PORTS:
+        if port in _TAKEN:
+            continue
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
+            _TAKEN.add(port)
             return port
     return free_port()
 
