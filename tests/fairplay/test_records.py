@@ -84,8 +84,9 @@ def test_commitment_and_every_deal_recompute_from_the_revealed_secret(finished: 
 
 def test_the_sample_checks_later_deals_too(finished: dict[str, Any]) -> None:
     """Deals come from random secrets, so a match's length varies; the sample as a whole must
-    include several ``next_deal``s (Schnapsen to 2 game points, Bragging and Stukolka over 2 deals)."""
-    assert sum(len(m["deals"]) for m in finished.values()) >= 3
+    include later deals: Bragging and Stukolka are played over 2 deals each, so at least two
+    ``next_deal``s are checked whatever the secrets (Schnapsen to 2 game points may add more)."""
+    assert sum(len(m["deals"]) for m in finished.values()) >= 2
 
 
 @pytest.mark.parametrize("game", sorted(SEEDS))
