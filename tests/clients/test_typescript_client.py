@@ -14,6 +14,7 @@ Skipped, saying so, only when node or npm is missing.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -64,13 +65,17 @@ def _node_modules(request: pytest.FixtureRequest, tmp: Path) -> Path:
     cache = request.config.cache
     home = cache.mkdir(f"clients-npm-{digest}") if cache is not None else tmp / "npm"
     done = home / "installed"
-    if not done.exists() or not (home / "node_modules").is_dir():
-        home.mkdir(parents=True, exist_ok=True)
-        for name in ("package.json", "package-lock.json"):
-            shutil.copy(PROJECT / name, home / name)
-        installed = run([str(NPM), "ci", "--no-audit", "--no-fund", "--ignore-scripts"], home, timeout=600)
-        assert installed.returncode == 0, installed.stdout + installed.stderr
-        done.write_text(digest)
+    home.mkdir(parents=True, exist_ok=True)
+    # One install at a time: xdist workers (or two pytest runs) share this directory, and two
+    # concurrent ``npm ci`` runs into it fail with ENOTEMPTY.
+    with open(home.parent / f"{home.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists() or not (home / "node_modules").is_dir():
+            for name in ("package.json", "package-lock.json"):
+                shutil.copy(PROJECT / name, home / name)
+            installed = run([str(NPM), "ci", "--no-audit", "--no-fund", "--ignore-scripts"], home, timeout=600)
+            assert installed.returncode == 0, installed.stdout + installed.stderr
+            done.write_text(digest)
     return home / "node_modules"
 
 
