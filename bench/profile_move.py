@@ -17,9 +17,8 @@ cold caches), so the low end is what the code costs, and it is steadier than the
 metrics, the seat checks of the views (and the tracing wrappers' own cost, a few µs, lands in the
 stages). Compare columns of one run rather than runs of different days.
 
-``--jsonio`` (a tree that has ``service/jsonio.py``) also measures the request with the HTTP
-layer's and the sealer's JSON calls routed to ``jsonio`` — what it costs once the integrator wires
-jsonio in (``service.api.routes``/``problems``/``sealing`` call ``json.loads``/``dumps`` today).
+``--jsonio`` is for trees from before ``service/jsonio.py`` was wired in (this tree's HTTP layer
+already parses and writes bodies with it): it routes such a tree's JSON calls to jsonio.
 
 ``--against DIR`` measures another source tree (e.g. an unpacked copy of the commit before a
 change) in the same run, in alternating rounds, each in a subprocess with that tree first on the
@@ -198,11 +197,17 @@ def _trace(app: Any, tracer: Tracer) -> None:
 
     engine, codec = ENGINES[GAME], SCHEMAS[GAME]
     wrap = tracer.wrap
-    routes.json = types.SimpleNamespace(
-        loads=wrap(routes.json.loads, "JSON: parse body"),
-        dumps=wrap(routes.json.dumps, "JSON: write body"),
-        JSONDecodeError=json.JSONDecodeError,
-    )
+    if hasattr(routes, "json"):  # a tree from before jsonio was wired in
+        routes.json = types.SimpleNamespace(
+            loads=wrap(routes.json.loads, "JSON: parse body"),
+            dumps=wrap(routes.json.dumps, "JSON: write body"),
+            JSONDecodeError=json.JSONDecodeError,
+        )
+    else:  # body.py, routes.py and problems.py call jsonio.loads/dumps through the module
+        from service import jsonio
+
+        jsonio.loads = wrap(jsonio.loads, "JSON: parse body")  # type: ignore[assignment]
+        jsonio.dumps = wrap(jsonio.dumps, "JSON: write body")  # type: ignore[assignment]
     routes._MOVE.load = wrap(routes._MOVE.load, "edge: request schema")
     codec.module.load_state = wrap(codec.module.load_state, "edge: state load")
     codec.module.MOVES.parse = wrap(codec.module.MOVES.parse, "edge: move parse")
