@@ -62,6 +62,12 @@ instance of that move type beyond the listed ones. Filled in as candidates are b
 the contract suite so that a new game's gap is visible rather than silent."""
 
 
+@functools.cache
+def field_names(cls: type) -> frozenset[str]:
+    """The field names of a move dataclass (looked up once per class: playouts ask on every move)."""
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
 # --- templates (docs/rules/conventions.md: a listed move the client completes, e.g. next_deal's deck) ------
 
 
@@ -88,7 +94,7 @@ def fill_template(move: Any, deck: Sequence[Card], bump: int = 0, at: int = LATE
     Snap: service/engines/claims.py) whose empty ``at`` is set to ``at``. A new template kind with
     another missing field needs a line here.
     """
-    names = {f.name for f in dataclasses.fields(move)}
+    names = field_names(type(move))
     amounts = {n[4:]: getattr(move, n) for n in names if n.startswith("min_") and n[4:] in names}
     if amounts:
         field, least = next(iter(amounts.items()))
@@ -183,7 +189,7 @@ def random_playout(
             if getattr(move, "deck", False) is None:
                 deal_number += 1
                 move = fill_template(move, deal_deck(pack, seed * 1000 + deal_number))
-            elif any(f.name.startswith("min_") for f in dataclasses.fields(move)):  # an amount range
+            elif any(n.startswith("min_") for n in field_names(type(move))):  # an amount range
                 move = fill_template(move, (), bump=rng.choice((0, 0, 1, 2)))
             else:  # a choice of cards: a random subset
                 move = fill_template(move, rng.sample(pack, len(pack)))
@@ -210,7 +216,7 @@ def light_invariants(engine: ModuleType, state: Any, codec: Any = None) -> None:
 
 def is_timed(engine: ModuleType) -> bool:
     """Whether the game's moves carry client timestamps (an ``at`` field)."""
-    return any("at" in {f.name for f in dataclasses.fields(cls)} for cls in move_classes(engine).values())
+    return any("at" in field_names(cls) for cls in move_classes(engine).values())
 
 
 def _timed_move(engine: ModuleType, legal: Sequence[Any], rng: random.Random, clock: int) -> Any:
@@ -237,7 +243,7 @@ def _timed_move(engine: ModuleType, legal: Sequence[Any], rng: random.Random, cl
             move = _claim_move(engine, chosen[0], [Claim(t.player, clock) for t in chosen])
         return move
     move = others[rng.randrange(len(others))]
-    if "at" in {f.name for f in dataclasses.fields(move)}:
+    if "at" in field_names(type(move)):
         move = type(move)(player=move.player, at=None if rng.random() < 0.2 else clock)
     return move
 
@@ -354,7 +360,7 @@ def _near_fills(move: Any, deck: Sequence[Card]) -> list[Any]:
     """For a template choosing ``count`` cards of a ``hand`` (Seven Up's discard): near misses
     that must be refused (one card short, one too many, a card twice, a card not in the hand) and
     another valid choice."""
-    if not is_template(move) or not {"cards", "count", "hand"} <= {f.name for f in dataclasses.fields(move)}:
+    if not is_template(move) or not {"cards", "count", "hand"} <= field_names(type(move)):
         return []
     hand, k = tuple(move.hand), move.count
     foreign = next(c for c in deck if c not in hand)

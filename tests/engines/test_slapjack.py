@@ -561,24 +561,24 @@ def test_every_section_8_code_is_provoked() -> None:
 # --- many seeded games ----------------------------------------------------------------------------
 
 
-def test_a_thousand_seeded_games_end_with_one_seat_holding_the_pack() -> None:
-    """§7 over 1,008 seeded random games (144 per player count), with random claims (true, false,
-    simultaneous, stale) mixed into the flips (tests/playouts.py): every game ends by the rules with
-    the winner holding all 52 cards; every 11th state keeps the cheaper generic invariants
-    (``light_invariants``). The full invariant suite (tests/test_engine_contract.py) runs on fewer
-    games: it costs more per state."""
+@pytest.mark.parametrize("players", range(2, 9))
+def test_a_thousand_seeded_games_end_with_one_seat_holding_the_pack(players: int) -> None:
+    """§7 over 1,008 seeded random games (144 for each of the 7 player counts, one case each), with
+    random claims (true, false, simultaneous, stale) mixed into the flips (tests/playouts.py): every
+    game ends by the rules with the winner holding all 52 cards; every 11th state keeps the cheaper
+    generic invariants (``light_invariants``), and every 55th also its JSON round trip. The full
+    invariant suite (tests/test_engine_contract.py) runs on fewer games: it costs more per state."""
     from tests.playouts import light_invariants, random_playout
 
     games = 0
-    for players in range(2, 9):
-        for seed in range(144):
-            last = None
-            for i, (_, _, after) in enumerate(random_playout(S, players, 10_000 + seed, max_moves=5000)):
-                if i % 11 == 0:
-                    light_invariants(S, after, CODEC)
-                last = after
-            assert last is not None and last.phase is Phase.GAME_OVER, (players, seed)
-            S.check_state(last)
-            assert last.winner is not None and len(last.stocks[last.winner]) == 52
-            games += 1
-    assert games >= 1000
+    for seed in range(144):
+        last = None
+        for i, (_, _, after) in enumerate(random_playout(S, players, 10_000 + seed, max_moves=5000)):
+            if i % 11 == 0:
+                light_invariants(S, after, CODEC if i % 55 == 0 else None)
+            last = after
+        assert last is not None and last.phase is Phase.GAME_OVER, (players, seed)
+        S.check_state(last)
+        assert last.winner is not None and len(last.stocks[last.winner]) == 52
+        games += 1
+    assert games == 144

@@ -428,24 +428,25 @@ def test_every_section_8_code_is_provoked() -> None:
     assert provoked == SECTION_8, SECTION_8 ^ provoked
 
 
-def test_a_thousand_seeded_games_end_by_the_rules() -> None:
-    """§7 over 1,008 seeded random games (144 per player count) with random calls (true, false,
-    simultaneous, stale) mixed into the flips: every game ends by one of §7's rules, and its
-    winners hold the most cards; every 13th state keeps the cheaper generic invariants."""
+@pytest.mark.parametrize("players", range(2, 9))
+def test_a_thousand_seeded_games_end_by_the_rules(players: int) -> None:
+    """§7 over 1,008 seeded random games (144 for each of the 7 player counts, one case each) with
+    random calls (true, false, simultaneous, stale) mixed into the flips: every game ends by one of
+    §7's rules, and its winners hold the most cards; every 13th state keeps the cheaper generic
+    invariants, and every 65th also its JSON round trip."""
     from tests.playouts import light_invariants, random_playout
 
     reasons: dict[str, int] = {}
-    for players in range(2, 9):
-        for seed in range(144):
-            last = None
-            for i, (_, _, after) in enumerate(random_playout(S, players, 20_000 + seed, max_moves=5000)):
-                if i % 13 == 0:
-                    light_invariants(S, after, CODEC)
-                last = after
-            assert last is not None and last.phase is Phase.GAME_OVER and last.winners, (players, seed)
-            S.check_state(last)
-            held = S.cards_held(last)
-            assert all(held[w] == max(held) for w in last.winners)
-            rule = "all_cards" if len(last.winners) == 1 and held[last.winners[0]] + len(last.pool) == 52 else "other"
-            reasons[rule] = reasons.get(rule, 0) + 1
-    assert sum(reasons.values()) >= 1000 and reasons.get("all_cards", 0) > 500, reasons
+    for seed in range(144):
+        last = None
+        for i, (_, _, after) in enumerate(random_playout(S, players, 20_000 + seed, max_moves=5000)):
+            if i % 13 == 0:
+                light_invariants(S, after, CODEC if i % 65 == 0 else None)
+            last = after
+        assert last is not None and last.phase is Phase.GAME_OVER and last.winners, (players, seed)
+        S.check_state(last)
+        held = S.cards_held(last)
+        assert all(held[w] == max(held) for w in last.winners)
+        rule = "all_cards" if len(last.winners) == 1 and held[last.winners[0]] + len(last.pool) == 52 else "other"
+        reasons[rule] = reasons.get(rule, 0) + 1
+    assert sum(reasons.values()) == 144 and reasons.get("all_cards", 0) > 144 // 2, reasons
