@@ -17,6 +17,7 @@ import ctypes
 import json
 import mmap
 import os
+import signal
 import socket
 import struct
 import time
@@ -163,12 +164,25 @@ def install_drain(arbiter: Any, seconds: float) -> None:
     """
     stop_now = arbiter.handle_term
     murder = arbiter.murder_workers
+    reap = arbiter.reap_workers
     deadline: list[float] = []
+    told: list[float] = []  # when the workers were last told to stop
 
     def stop() -> None:
         filtered = [refuse_new_connections(listener.sock) for listener in arbiter.LISTENERS]
         arbiter.log.info("stopping: new connections %s; queued ones are answered", "refused" if all(filtered) else "NOT refused")
+        told.append(time.monotonic())
         stop_now()  # raises StopIteration: the master's loop halts gracefully
+
+    def reap_workers() -> None:
+        # gunicorn's graceful stop sends SIGTERM once. A worker forked just before (a replacement
+        # still booting) may get it before it has its own handlers, and the handler it inherited
+        # from the master swallows it: that worker would serve on until the graceful timeout ends
+        # in SIGKILL. So while stopping, workers still alive are told again, once a second.
+        reap()
+        if told and arbiter.WORKERS and time.monotonic() - told[-1] >= 1.0:
+            told.append(time.monotonic())
+            arbiter.kill_workers(signal.SIGTERM)
 
     def handle_term() -> None:
         if deadline or seconds <= 0:
@@ -185,6 +199,7 @@ def install_drain(arbiter: Any, seconds: float) -> None:
 
     arbiter.handle_term = handle_term
     arbiter.murder_workers = murder_workers
+    arbiter.reap_workers = reap_workers
 
 
 # --- gunicorn's own refusals as problems -------------------------------------------------------

@@ -163,6 +163,23 @@ def test_a_worker_killed_with_sigkill_is_replaced(tmp_path: Path) -> None:
             assert status == 201 and envl["status"] == "in_progress"
 
 
+def test_a_worker_still_booting_at_sigterm_stops_without_waiting_for_the_graceful_timeout(tmp_path: Path) -> None:
+    """A replacement worker forked just before SIGTERM may get the master's stop signal before it
+    has installed its own handlers (the one it inherited swallows it); the master tells remaining
+    workers again while it stops, so the instance exits in seconds, not after graceful_timeout
+    (25 s) and a SIGKILL."""
+    with Gunicorn(tmp_path) as g:
+        before = g.worker_pids()
+        os.kill(before[0], signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and (len(g.worker_pids()) != 2 or before[0] in g.worker_pids()):
+            time.sleep(0.02)
+        started = time.monotonic()
+        assert g.terminate() == 0
+        assert time.monotonic() - started < 15
+    assert "graceful timeout" not in g.stderr.read_text()
+
+
 # --- metrics summed over workers ----------------------------------------------------------------
 
 
