@@ -226,3 +226,29 @@ def test_check_judges_a_malformed_move_as_moves_refuses_it(client: FlaskClient, 
         assert moved.status_code == 422 and checked.status_code == 200, (bad, moved.json, checked.json)
         assert checked.json == {"legal": False, "error": moved.json}, bad
         assert re.fullmatch(r"[a-z_]+", moved.json["code"])
+
+
+# --- bodies ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw", [b"", b"   \n\t "])
+def test_an_empty_or_whitespace_body_on_new_means_no_members(client: FlaskClient, raw: bytes) -> None:
+    """openapi.yaml: no bytes or whitespace only (no JSON value) on ``new`` is ``{}``, whatever the media type."""
+    for media in ("application/json", "text/plain"):
+        r = client.post("/v1/games/schnapsen/new", data=raw, content_type=media)
+        assert r.status_code == 201, (raw, media, r.json)
+
+
+@pytest.mark.parametrize("op", ["moves", "state", "check", "replay"])
+def test_a_body_without_a_json_value_is_refused_where_one_is_required(client: FlaskClient, op: str) -> None:
+    for raw in (b"", b"  \n"):
+        r = client.post(f"/v1/games/schnapsen/{op}", data=raw, content_type="application/json")
+        assert r.status_code == 400 and r.json["code"] == "invalid_request", (op, raw)
+
+
+def test_a_malformed_log_is_refused_before_the_sealed_fixed_deck_rule(strict_sealed: FlaskClient) -> None:
+    """Shape first (400), then sealed mode's refusal of client decks (403): nothing is judged either way."""
+    r = strict_sealed.post("/v1/games/schnapsen/replay", json={"seed": 1, "moves": [{"type": "play", "player": "0", "card": "AS"}]})
+    assert r.status_code == 400 and list(r.json["errors"]) == ["/moves/0/player"], r.json
+    r = strict_sealed.post("/v1/games/schnapsen/replay", json={"seed": 1, "moves": [{"type": "claim", "player": 0}]})
+    assert r.status_code == 403 and r.json["code"] == "fixed_deck_forbidden"
