@@ -84,7 +84,7 @@ class _Compiler:
     def ref(self, ref: str) -> Check:
         name = ref.rsplit("/", 1)[-1]
         if not ref.startswith("#/components/schemas/") or name not in self.defs:
-            raise ValueError(f"unresolvable $ref {ref!r}")
+            raise ValueError(f"unresolvable $ref {ref!r}: run `python3 -m service.schemas.move_shape` after changing openapi.yaml")
         if name in self.busy:
             raise ValueError(f"recursive schema {name}: not a move shape")
         if name not in self.done:
