@@ -15,12 +15,15 @@ from ..observability import count_illegal_move
 from ..records import VERDICT_FORMAT, RecordError, adjudicate, public_keys
 from ..schemas import SCHEMAS, GameCodec
 from ..schemas.common import MoveRequest, NewRequest, ReplayRequest, StateRequest, to_wire
+from ..schemas.move_shape import move_problem
 from .body import _body
 from .envelope import envelope
-from .problems import ApiError, rules_problem
+from .problems import MAX_ERRORS, ApiError, rules_problem
+from .query import refuse_unknown_query
 from .table import Table, fair_play, fixed_decks_allowed
 
 bp = Blueprint("api", __name__)
+bp.before_app_request(refuse_unknown_query)  # every operation of the app, not only this blueprint's
 
 _NEW, _STATE, _MOVE, _REPLAY = NewRequest(), StateRequest(), MoveRequest(), ReplayRequest()
 
@@ -131,6 +134,7 @@ def replay(game_id: str) -> Response:
     body = _body(_REPLAY_OR_RECORD)
     if "record" in body:
         return _json(_adjudicate(engine, body["record"]))
+    _every_move_of_the_game(engine.GAME_ID, body["moves"])
     fixed_decks_allowed("Replay")
     table, events = Table.create(engine, codec, body, replay=True)
     first_illegal = None
@@ -156,6 +160,24 @@ def replay(game_id: str) -> Response:
             "final": table.answer(events, keys=True),
         }
     )
+
+
+def _every_move_of_the_game(game_id: str, moves: list[Any]) -> None:
+    """A replay's log is parsed whole before any engine runs: an entry that is not a move of this
+    game as the contract writes it (``<Game>Move``) is a malformed request, 400 with the JSON
+    Pointer of each such entry (at most MAX_ERRORS); a well-formed move the rules refuse is judged
+    (``first_illegal``)."""
+    errors: dict[str, list[str]] = {}
+    for index, raw in enumerate(moves):
+        found = move_problem(game_id, raw)
+        if found is not None:
+            errors[f"/moves/{index}{found[0]}"] = [found[1]]
+            if len(errors) == MAX_ERRORS:
+                break
+    if errors:
+        where, (message,) = next(iter(errors.items()))
+        detail = f"{where}: {message} (a replay's moves must each be a move of this game)"
+        raise ApiError(400, "invalid_request", detail, errors)
 
 
 class _ReplayOrRecord(Schema):

@@ -206,7 +206,7 @@ def test_replay_of_a_legal_log_reaches_the_live_final_state(client: FlaskClient)
 
 def test_replay_reports_the_first_illegal_move(client: FlaskClient) -> None:
     log = [{"type": "play", "player": 1, "card": "10S"}, {"type": "claim", "player": 0},
-           {"type": "play", "player": 0, "card": "AS"}, "not a move"]
+           {"type": "play", "player": 0, "card": "AS"}, {"type": "close", "player": 1}]
     r = client.post(f"{BASE}/replay", json={"deck": EXAMPLE1_DECK, "moves": log})
     assert r.status_code == 200
     assert r.json["moves_legal"] == 1 and r.json["moves_total"] == 4
@@ -214,9 +214,10 @@ def test_replay_reports_the_first_illegal_move(client: FlaskClient) -> None:
     assert r.json["final"]["state"]["seq"] == 1
 
 
-def test_replay_judges_a_non_object_move_as_invalid_move(client: FlaskClient) -> None:
-    r = client.post(f"{BASE}/replay", json={"deck": EXAMPLE1_DECK, "moves": ["play AH"]})
-    assert r.json["first_illegal"]["index"] == 0 and r.json["first_illegal"]["error"]["code"] == "invalid_move"
+def test_replay_refuses_a_log_entry_that_is_not_a_move_with_its_pointer(client: FlaskClient) -> None:
+    """docs/wire.md, Requests: a log entry that is not a move of the game is a malformed request."""
+    r = client.post(f"{BASE}/replay", json={"deck": EXAMPLE1_DECK, "moves": [{"type": "play", "player": 1, "card": "10S"}, "play AH"]})
+    assert r.status_code == 400 and r.json["code"] == "invalid_request" and list(r.json["errors"]) == ["/moves/1"]
 
 
 def test_replay_needs_deck_or_seed(client: FlaskClient) -> None:

@@ -8,11 +8,13 @@ the OpenAPI links (new → moves → moves …, check, state). For every respons
 - no 5xx;
 - status code, content type, headers and body conform to openapi.yaml;
 - every 4xx is ``application/problem+json`` with a stable ``code``;
-- ``negative_data_rejection`` is NOT in the list yet: it still finds requests the contract calls
-  invalid that the service accepts, by design or by gaps left open (``replay`` answers 200 with
-  ``first_illegal`` for any move log, so a malformed move in a log is a verdict, not a refusal; an
-  empty body on ``new`` and unknown query parameters are accepted; ``as`` past the seats with an
-  unreadable token). Closing them is open work (see the issue notes);
+- ``negative_data_rejection``: a request the contract calls invalid is refused (4xx). The service
+  parses at the edge (docs/wire.md, Requests): a query parameter an operation does not list is
+  400; a replay's log entry that is not a ``<Game>Move`` is 400 with its JSON Pointer, before any
+  engine runs. One answer is read as the rejection it is (``rejected_or_judged`` below): ``check``
+  judges any move object as ``moves`` does (422 there, the rules' order), so a malformed ``move``
+  is answered 200 ``{"legal": false, "error": <that 422>}``; this counts only when ``move`` is the
+  request's sole fault;
 - ``positive_data_acceptance``: a request the contract calls valid is accepted, unless it is
   refused for one of the reasons the contract documents but JSON Schema cannot state
   (``refusals_a_schema_cannot_state`` below: a deck that is not exactly this setup's pack, a
@@ -30,6 +32,7 @@ run), derandomized so CI runs are reproducible.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -46,6 +49,7 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    negative_data_rejection,
     positive_data_acceptance,
     response_headers_conformance,
     response_schema_conformance,
@@ -158,6 +162,46 @@ def refusals_a_schema_cannot_state(ctx: Any, response: Any, case: Any) -> bool |
     return None
 
 
+def _with_move(body: Any, game: str) -> Any:
+    """``body`` with its ``move`` replaced by a move the contract calls valid (the game's example)."""
+    example = OPEN.raw_schema["components"]["examples"][f"{_prefix(game)}Move"]["value"]["move"]
+    return {**body, "move": example}
+
+
+def _prefix(game: str) -> str:
+    return "".join(part.capitalize() for part in game.split("_"))
+
+
+def rejected_or_judged(ctx: Any, response: Any, case: Any) -> bool | None:
+    """``negative_data_rejection``, with the one answer the contract gives to a refused move that is
+    not a 4xx: ``check`` judges any move object, as ``moves`` does (docs/wire.md, Requests), so a
+    schema-invalid ``move`` there is answered 200 ``{"legal": false, "error": <the 422 moves
+    answers>}``. That verdict counts as the rejection only when ``move`` is the request's sole
+    fault: the same body with a valid move must satisfy the request schema."""
+    match = _GAME_OP.match(case.operation.path)
+    meta = getattr(case, "meta", None)
+    if (
+        match is not None and match.group(2) == "check" and response.status_code == 200
+        and meta is not None and meta.generation.mode.is_negative and isinstance(case.body, dict)
+    ):
+        verdict = json.loads(response.content)
+        assert verdict.get("legal") is False, f"check called a schema-invalid request legal: {json.dumps(case.body)[:300]}"
+        assert verdict["error"]["status"] == 422, verdict
+        if _request_validator(match.group(1)).is_valid(_with_move(case.body, match.group(1))) and not case.query:
+            return None
+    return negative_data_rejection(ctx, response, case)  # type: ignore[no-any-return]
+
+
+@functools.cache
+def _request_validator(game: str) -> Any:
+    from jsonschema import Draft202012Validator
+    from referencing import Registry
+    from referencing.jsonschema import DRAFT202012
+
+    registry = Registry().with_resource("urn:openapi", DRAFT202012.create_resource(OPEN.raw_schema))
+    return Draft202012Validator({"$ref": f"urn:openapi#/components/schemas/{_prefix(game)}MoveRequest"}, registry=registry)
+
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -167,6 +211,7 @@ CHECKS = [
     problem_json_with_code,
     positive_data_acceptance,
     refusals_a_schema_cannot_state,
+    rejected_or_judged,
 ]
 
 FUZZ_SETTINGS = settings(
@@ -184,7 +229,8 @@ SEALED_APP = create_app({"SEAL_KEYS": [SEAL_KEY]})
 # The "coverage" phase is off: on schemas with unions as wide as AnyState it takes minutes just to
 # enumerate its boundary cases, far past this suite's budget.
 # positive_data_acceptance lets 400 and 422 through; refusals_a_schema_cannot_state decides which of
-# them the contract documents.
+# them the contract documents. negative_data_rejection takes schemathesis' refusals plus 413: a token
+# past its maxLength makes a body past the operation's x-body-limit, refused before it is parsed.
 CONFIG = SchemathesisConfig.from_str("""
 [generation]
 mode = "all"
@@ -192,6 +238,8 @@ mode = "all"
 enabled = false
 [checks.positive_data_acceptance]
 expected-statuses = ["2xx", "400", "403", "404", "409", "422", "503"]
+[checks.negative_data_rejection]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "413", "415", "422", "428", "429", "5xx"]
 """)
 OPEN = schemathesis.openapi.from_wsgi("/openapi.yaml", OPEN_APP, config=CONFIG)
 SEALED = schemathesis.openapi.from_wsgi("/openapi.yaml", SEALED_APP, config=CONFIG)
