@@ -27,7 +27,7 @@ the OpenAPI links (new → moves → moves …, check, state). For every respons
 
 Bounded: ``FUZZ_EXAMPLES`` examples per operation, generation mode (schema-valid, schema-invalid)
 and place (defaults below: 24 for a shared operation, 3 for each game's own, a third of that
-against gunicorn (at least 3); about 2,000 requests in all; set ``REFEREE_FUZZ_EXAMPLES`` for a longer run, e.g.
+against gunicorn (at least 3); at most about 1,400 requests in all; set ``REFEREE_FUZZ_EXAMPLES`` for a longer run, e.g.
 120 before a release), derandomized so CI runs are reproducible.
 """
 
