@@ -274,6 +274,14 @@ def test_claim_checks_in_order() -> None:
     refuse(state, BadMove("unknown_move_type", "no", "snap"), "unknown_move_type")
 
 
+def test_a_claim_by_a_negative_seat_is_invalid_player() -> None:
+    """§6.2 check 3: a claim's player is a seat 0..n-1; seat -1 is ``invalid_player`` (never read
+    as the last seat)."""
+    state = run(position(["2S 3S", "4S 5S", "6S 7S"], to_move=1), Flip(1, 10))
+    refuse(state, slaps((-1, 20)), "invalid_player")
+    refuse(state, Slap(-1, 20), "invalid_player")
+
+
 def test_stale_claims_are_ignored_not_penalised() -> None:
     """§6.2 step 6 / §9 #4: a claim stamped before the last flip is listed as stale, costs nothing."""
     state = flips(new(3), 1000, 1100)  # QC(2) on top
