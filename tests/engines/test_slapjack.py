@@ -504,6 +504,13 @@ def test_check_state_enforces_the_invariants(change: Any, path: str) -> None:
     assert path in info.value.errors, info.value.errors
 
 
+def test_check_state_refuses_a_negative_seat_to_move() -> None:
+    """§5: ``to_move`` is a seat 0..n-1 or null; -1 is refused (never read as the last seat)."""
+    with pytest.raises(InvalidState) as info:
+        S.check_state(new(3)._replace(to_move=-1))
+    assert "to_move" in info.value.errors, info.value.errors
+
+
 def test_wire_state_round_trips_and_refuses_bad_shapes() -> None:
     """§5: the full state survives JSON; a malformed last_result is invalid_state."""
     state = S.apply(flips(new(3), 1000, 1100), Slap(0, 1150))
