@@ -418,6 +418,24 @@ def test_check_state_names_the_cards_at_fault_not_the_turn_they_would_imply() ->
     assert list(info.value.errors) == ["stocks"], info.value.errors
 
 
+def test_check_state_refuses_play_when_nobody_can_flip_and_no_match_shows() -> None:
+    """§7 rule 2 (empty_stock = stop): with every stock empty and no match showing the game is
+    over, so a state still in play there is refused at ``phase``."""
+    state = new(empty_stock="stop")
+    for i, p in enumerate((1, 2, 0)):
+        state = S.apply(state, Flip(p, 1000 + 100 * i))
+    assert not S.target_group(state)
+    stuck = state._replace(
+        stocks=((), (), ()),
+        faceups=tuple(tuple(reversed(st)) + fu for st, fu in zip(state.stocks, state.faceups, strict=True)),
+        to_move=None,
+    )
+    assert not S.target_group(stuck)
+    with pytest.raises(InvalidState) as info:
+        S.check_state(stuck)
+    assert list(info.value.errors) == ["phase"], info.value.errors
+
+
 def test_check_state_stops_at_a_bad_shape_before_reading_it() -> None:
     """§5, conventions.md: a state whose per-seat lists are short is refused as ``invalid_state``
     naming the list, never read past its end (which would be a server error)."""
