@@ -436,6 +436,15 @@ def test_check_state_refuses_play_when_nobody_can_flip_and_no_match_shows() -> N
     assert list(info.value.errors) == ["phase"], info.value.errors
 
 
+def test_check_state_refuses_play_at_the_stall_limit() -> None:
+    """§7 rule 3: play ends when ``stall`` reaches ``stall_limit``; a state in play there is refused."""
+    state = six_flips(stall_limit=50)
+    S.check_state(state._replace(stall=49))
+    with pytest.raises(InvalidState) as info:
+        S.check_state(state._replace(stall=50))
+    assert "stall" in info.value.errors, info.value.errors
+
+
 def test_check_state_stops_at_a_bad_shape_before_reading_it() -> None:
     """§5, conventions.md: a state whose per-seat lists are short is refused as ``invalid_state``
     naming the list, never read past its end (which would be a server error)."""
