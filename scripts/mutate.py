@@ -2,7 +2,7 @@
 """Mutation testing of one engine: would the tests notice a wrong rule?
 
     python3 scripts/mutate.py <game> [--max N] [--seed S] [--timeout SECONDS] [--only ID,ID] [--list]
-                              [--json FILE] [--tests NODEID ...]
+                              [--json FILE] [--no-contract] [--tests NODEID ...]
 
 Makes small edits ("mutants") to the rule code of ``service/engines/<game>.py``: a comparison
 flipped or loosened (``<`` to ``<=`` or ``>``, ``==`` to ``!=``, ``in`` to ``not in``), ``and`` to
@@ -14,7 +14,9 @@ and ``assert`` statements (type narrowing) are left alone.
 
 Each mutant is run, one at a time, against that game's tests: its rule tests
 (``tests/engines/test_<game>.py``), its worked examples and the generic contract tests filtered to
-the game, with ``-x`` (stop at the first failure), no xdist and a timeout. A mutant is *killed*
+the game, with ``-x`` (stop at the first failure), no xdist and a timeout (``--no-contract``
+leaves the contract tests out: the score of the game's own rule tests and worked examples, the
+conservative one, and much quicker where the contract's random playouts are slow). A mutant is *killed*
 when a test fails, *timeout* when the run exceeds the limit (an endless loop: detected, so counted
 with the killed), and *survived* when every test passes: then either a test is missing or the
 mutant is equivalent (it changes no behaviour), which a person has to judge.
@@ -448,8 +450,10 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _game_test_ids(repo: Path, game: str, log: Path) -> list[str]:
-    files = [f"tests/engines/test_{game}.py", "tests/test_scenarios.py", "tests/test_engine_contract.py"]
+def _game_test_ids(repo: Path, game: str, log: Path, contract: bool = True) -> list[str]:
+    files = [f"tests/engines/test_{game}.py", "tests/test_scenarios.py"]
+    if contract:
+        files.append("tests/test_engine_contract.py")
     outcome, code, _ = _fork_pytest(repo, _pytest_args(["--collect-only", *files]), log, 300)
     text = log.read_text()
     if outcome != "passed":
@@ -494,6 +498,7 @@ def run(
     only: Sequence[int] | None,
     report: Path | None,
     tests: Sequence[str] = (),
+    contract: bool = True,
 ) -> int:
     signal.signal(signal.SIGTERM, _interrupt)
     source = (ENGINES / f"{game}.py").read_text()
@@ -504,6 +509,8 @@ def run(
         except ImportError:
             pass
     results: list[dict[str, Any]] = []
+    suite = list(tests) or ["rules", "scenarios", *(["contract"] if contract else [])]
+    meta: dict[str, Any] = {"game": game, "seed": seed, "tests": suite}
     with tempfile.TemporaryDirectory(prefix=f"mutate-{game}-") as tmp:
         repo = Path(tmp) / "repo"
         ignore = shutil.ignore_patterns(".git", "__pycache__", ".*_cache", ".hypothesis", "*.egg-info", "node_modules")
@@ -519,7 +526,7 @@ def run(
         if tests:
             ids, stages = list(tests), [list(tests)]
         else:
-            ids = _game_test_ids(repo, game, log)
+            ids = _game_test_ids(repo, game, log, contract)
             rules = [i for i in ids if i.startswith(f"tests/engines/test_{game}.py")]
             stages = [rules, [i for i in ids if i not in rules]]
         print(
@@ -555,7 +562,7 @@ def run(
                 results.append({"id": mutant.id, "status": status, "seconds": round(seconds, 2), "line": mutant.site.line,
                                 "kind": mutant.site.kind, "before": mutant.before, "after": mutant.after, "by": by})  # fmt: skip
                 if report is not None:  # after every mutant: a stopped run keeps what it found
-                    report.write_text(json.dumps({"game": game, "seed": seed, "results": results}, indent=1) + "\n")
+                    report.write_text(json.dumps({**meta, "results": results}, indent=1) + "\n")
         except KeyboardInterrupt:
             print("\ninterrupted: the source was never changed; partial results follow", flush=True)
         finally:
@@ -573,7 +580,7 @@ def run(
         for r in survivors:
             print(f"  #{r['id']:<5} L{r['line']} {r['kind']}: {r['before']}  ->  {r['after']}")
     if report is not None:
-        report.write_text(json.dumps({"game": game, "seed": seed, "results": results}, indent=1) + "\n")
+        report.write_text(json.dumps({**meta, "results": results}, indent=1) + "\n")
     return 0
 
 
@@ -590,6 +597,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--only", help="comma-separated mutant ids to run (from an earlier run or --list)")
     parser.add_argument("--list", action="store_true", help="print the sampled mutants and exit (no tests)")
     parser.add_argument("--json", type=Path, help="write the results to this file")
+    parser.add_argument("--no-contract", action="store_true", help="leave out tests/test_engine_contract.py: "
+                        "score the game's rule tests and worked examples only")  # fmt: skip
     parser.add_argument("--tests", nargs="+", default=(), help="pytest node ids to run instead of the game's tests "
                         "(e.g. to check that a new test kills a survivor; not for scores)")  # fmt: skip
     ns = parser.parse_args(argv)
@@ -603,7 +612,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{len(chosen)} mutants shown of {total} sites")
         return 0
     try:
-        return run(ns.game, None if only else ns.max, ns.seed, ns.timeout, only, ns.json, ns.tests)
+        return run(ns.game, None if only else ns.max, ns.seed, ns.timeout, only, ns.json, ns.tests, not ns.no_contract)
     except KeyboardInterrupt:
         print("\ninterrupted before the first mutant: the source was never changed", file=sys.stderr)
         return 130

@@ -752,6 +752,25 @@ def test_check_state_refuses_impossible_positions(name: str, state: State) -> No
     assert info.value.code == "invalid_state" and info.value.errors
 
 
+def test_a_blind_template_is_filled_only_by_the_seat_to_move() -> None:
+    """§6.1, conventions.md templates: the listed blind template ``{"type": "blind", "player": p}``
+    is filled by a blind of seat p in range, never by another seat's blind."""
+    state = new(EX1)
+    listed = B.legal_moves(state)
+    assert state.to_move == 1
+    assert is_listed(Blind(1, 5), listed)
+    assert not any(is_listed(Blind(p, 5), listed) for p in (0, 2, 3))
+
+
+def test_house_limit_is_ten_to_the_fifteen() -> None:
+    """House limits: the limit is 10^15; a balance or carry beyond it (not at it) ends the game."""
+    state = new(EX1)
+    limit = 10**15
+    assert not B.past_house_limit(state._replace(balances=(limit, -limit, 0, 0), carry=limit))
+    assert B.past_house_limit(state._replace(balances=(limit + 1, -limit - 1, 0, 0)))
+    assert B.past_house_limit(state._replace(carry=limit + 1))
+
+
 def test_state_round_trips_through_the_wire() -> None:
     """§5: dump → JSON → load gives the state back (derived values ignored), mid-hand and after a showdown."""
     for state in (ex1_betting(), check_around(ex1_betting())):

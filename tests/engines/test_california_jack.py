@@ -143,6 +143,14 @@ def test_non_dealer_leads_the_first_trick(dealer: int) -> None:
     assert {m.player for m in E.legal_moves(state)} == {1 - dealer}
 
 
+def test_seq_counts_the_moves_applied_from_zero() -> None:
+    """conventions.md (bookkeeping fields): ``seq`` is the number of moves applied so far, 0 for a
+    new match, one more per move."""
+    s = new(DECK_A)
+    assert s.seq == 0
+    assert run(s, Play(1, c("4H")), Play(0, c("10H"))).seq == 2
+
+
 def test_new_game_needs_exactly_two_players() -> None:
     """§8 creation errors: invalid_players."""
     for n in (1, 3):
@@ -212,6 +220,23 @@ def test_follow_suit_must_follow_the_led_suit_if_able() -> None:
     assert legal(state) == plays(0, "10H KH")
     refuse(state, Play(0, c("10D")), "must_follow_suit")
     refuse(state, Play(0, c("6S")), "must_follow_suit")
+
+
+def test_must_follow_suit_names_only_what_the_rule_allows() -> None:
+    """§6.1, §8 must_follow_suit: the refusal says what may be played, the led suit under
+    follow_suit (never a trump) and the led suit or a trump under follow_or_trump."""
+    with pytest.raises(IllegalMove) as info:
+        E.apply(run(new(DECK_A), Play(1, c("4H"))), Play(0, c("10D")))
+    assert info.value.code == "must_follow_suit" and "trump" not in info.value.detail, info.value.detail
+    with pytest.raises(IllegalMove) as info:
+        E.apply(run(new(DECK_A, follow_rule="follow_or_trump"), Play(1, c("4H"))), Play(0, c("6S")))
+    assert info.value.code == "must_follow_suit" and "or a trump" in info.value.detail, info.value.detail
+
+
+def test_hand_counts_in_a_view_are_each_seats_own() -> None:
+    """§5 view: ``hand_counts`` per seat; mid-trick the leader holds one card fewer."""
+    state = run(new(DECK_A), Play(1, c("4H")))
+    assert E.view(state, 0)["hand_counts"] == [6, 5] and E.view(state, None)["hand_counts"] == [6, 5]
 
 
 def test_follow_suit_void_in_the_led_suit_may_play_anything() -> None:
@@ -371,6 +396,16 @@ def test_face_down_changing_only_the_losers_draw_is_private() -> None:
     assert seat0["stock_top"] == "3C"
     state = ex2(2, stock_face_up=False)
     assert [d.public for d in state.draws[2:]] == [True, False] and E.stock_top(state) == c("8C")
+
+
+def test_a_private_draw_is_visible_to_its_drawer_only() -> None:
+    """§3 stock_face_up = false, §5 draws: the loser's face-down draw is in the leak checks' oracle
+    (``visible_cards``) for the drawer and not for the other seat."""
+    state = ex2(1, stock_face_up=False)
+    private = state.draws[1]
+    assert not private.public and private.player == 1
+    assert private.card in E.visible_cards(state, 1)
+    assert private.card not in E.visible_cards(state, 0) | E.visible_cards(state, None)
 
 
 def test_face_down_fixed_the_top_card_is_seen_only_before_the_first_draw() -> None:
@@ -705,6 +740,53 @@ def test_check_state_refuses_inconsistent_states(change: Any, path: str) -> None
     with pytest.raises(InvalidState) as info:
         E.check_state(state)
     assert path in info.value.errors, info.value.errors
+
+
+def _other_suit(suit: Suit) -> Suit:
+    return next(x for x in Suit if x is not suit)
+
+
+def _refused_at(state: State, path: str) -> None:
+    with pytest.raises(InvalidState) as info:
+        E.check_state(state)
+    assert path in info.value.errors, info.value.errors
+
+
+def test_check_state_fixed_trump_is_the_first_turn_up_all_hand() -> None:
+    """§3 trump_mode = fixed: the trump is the first turn-up's suit and every trick has it."""
+    state = ex2(4, trump_mode="fixed")
+    E.check_state(state)
+    _refused_at(state._replace(trump=_other_suit(state.trump)), "trump")
+    t = state.tricks[1]
+    _refused_at(state._replace(tricks=(state.tricks[0], t._replace(trump=_other_suit(t.trump)), *state.tricks[2:])), "tricks.1.trump")
+
+
+def test_check_state_trump_stays_once_the_stock_is_empty() -> None:
+    """§3 trump_mode = changing, §6.1 play (2): once the stock is empty (after the 20th trick) the
+    last trump stays for the rest of the hand."""
+    state = ex2(22)
+    E.check_state(state)
+    last = state.tricks[19].trump
+    other = _other_suit(last)
+    tricks = (*state.tricks[:20], state.tricks[20]._replace(trump=other), state.tricks[21]._replace(trump=other))
+    _refused_at(state._replace(tricks=tricks), "tricks.20.trump")
+
+
+def test_check_state_the_last_tricks_winner_leads() -> None:
+    """§6.1 play (3): the winner of a trick leads the next one."""
+    state = ex2(4)
+    assert not state.trick and state.trick_leader == state.tricks[-1].winner
+    _refused_at(state._replace(trick_leader=1 - state.trick_leader), "trick_leader")
+
+
+def test_check_state_seq_is_never_negative() -> None:
+    """conventions.md (bookkeeping fields): ``seq`` counts the moves applied, so it is never negative."""
+    _refused_at(ex2(4)._replace(seq=-1), "seq")
+
+
+def test_check_state_no_winner_while_the_hand_is_played() -> None:
+    """§5, §7: ``winner`` is null until the game is over; a hand in play has none."""
+    _refused_at(ex2(4)._replace(winner=0), "winner")
 
 
 @pytest.mark.parametrize(

@@ -487,6 +487,17 @@ def test_trick_goes_to_the_highest_trump_else_the_highest_of_the_led_suit():
     assert s.tricks[-1].winner == 1  # AH is off-suit: it cannot win
 
 
+def test_a_won_trick_is_announced_with_its_winner_leader_and_cards():
+    """§6.5 (docs/wire.md, Seven Up events): the move that completes a trick reports ``trick_won``
+    with the winner as ``player``, the ``leader`` and the cards in play order."""
+    s, events = S.step(_led("follow_suit", lead="7S"), Play(0, c("3C")))
+    assert to_wire(events) == [
+        {"type": "card_played", "player": 0, "card": "3C"},
+        {"type": "trick_won", "player": 0, "leader": 1, "cards": ["7S", "3C"]},
+    ]
+    assert s.tricks[-1].winner == 0
+
+
 def test_rank_order_ace_high_two_low():
     """§2: A K Q J 10 9 … 2 for tricks."""
     assert S.RANK["A"] > S.RANK["K"] > S.RANK["Q"] > S.RANK["J"] > S.RANK["10"] > S.RANK["9"] > S.RANK["2"]
@@ -644,6 +655,25 @@ def test_blind_partners_see_their_hands_only_after_trump_is_fixed():
     assert to_wire(S.view(s, 3))["hands"][3] == ["JH", "5S", "AC", "8C", "2D", "3D"]
 
 
+def test_blind_seats_follow_the_dealer():
+    """§5 four-handed blind rule: the blind seats are ``(d+2)%4`` and ``(d+3)%4`` for any dealer
+    ``d`` (dealer 1: seats 3 and 0), not fixed seats."""
+    s = new(PACK, players=4, dealer=1)
+    for seat in (3, 0):
+        assert to_wire(S.view(s, seat))["hands"][seat] is None
+    for seat in (1, 2):
+        assert to_wire(S.view(s, seat))["hands"][seat] is not None
+
+
+def test_a_view_lists_moves_only_for_a_seat_to_move():
+    """§6, docs/wire.md (Seven Up state): ``legal_moves`` appears in the view of a seat to move, and
+    only there; a seat waiting for its turn gets no list at all (not an empty one)."""
+    s = new(cs(EX1))
+    assert s.to_move == (1,)
+    assert to_wire(S.view(s, 1))["legal_moves"] == [{"type": "stand", "player": 1}, {"type": "beg", "player": 1}]
+    assert "legal_moves" not in S.view(s, 0)
+
+
 def test_blind_partners_stay_blind_while_begging_and_see_after_a_run():
     """§5: still blind in give_or_run; a run that fixes a new suit lifts it (they got packets too)."""
     s = run(new(cs(EX5), players=4), Beg(1))
@@ -762,6 +792,80 @@ def test_inconsistent_states_are_refused(mutate: Any):
     S.check_state(s)
     with pytest.raises(InvalidState):
         S.check_state(mutate(s))
+
+
+def _refused_at(state: State, path: str) -> None:
+    with pytest.raises(InvalidState) as info:
+        S.check_state(state)
+    assert path in info.value.errors, info.value.errors
+
+
+def test_deal_number_counts_from_one():
+    """§5 ``deal_number``: 1, 2, …; a state with deal 0 is refused."""
+    _refused_at(new(cs(EX1))._replace(deal_number=0), "deal_number")
+
+
+def test_a_state_holding_a_card_twice_is_refused():
+    """§2, conventions.md: a state holds the 52-card pack exactly once; a 53rd card (a duplicate)
+    is refused even where no count would notice it (the stock between deals)."""
+    s = _example1()
+    assert s.phase is Phase.DEAL_OVER
+    _refused_at(s._replace(stock=s.stock + (c("AC"),)), "hands")
+
+
+def test_game_over_needs_a_winner_at_the_target():
+    """§7.4: the game ends when a party reaches ``target``; a game_over state whose winner is
+    below it is refused."""
+    s = new(deck_for(["AC 5C 3S 10S KD 6H", "2C KS 10D 4D 9S QH"], "JC"), start_scores=(6, 0))
+    assert s.phase is Phase.GAME_OVER and s.winner == 0
+    S.check_state(s)
+    _refused_at(s._replace(scores=(5, 0)), "winner")
+
+
+def test_between_deals_the_next_dealer_is_to_move():
+    """§4 Next deal, §6.6: in ``deal_over`` only the dealer of the coming deal moves (next_deal)."""
+    s = _example1()
+    assert s.to_move == (s.dealer,)
+    _refused_at(s._replace(to_move=((s.dealer + 1) % 2,)), "to_move")
+
+
+def test_cards_are_run_only_after_a_beg():
+    """§6.2: running follows a beg, so a state with runs and ``begged`` false is refused."""
+    s = _after_run()
+    assert s.runs > 0 and s.begged
+    _refused_at(s._replace(begged=False), "runs")
+
+
+def test_every_set_aside_turn_up_is_of_the_first_suit():
+    """§4 running: a turn-up is set aside only while it keeps the first suit, so every set-aside
+    card (the second as well as the first) is of ``first_suit``."""
+    s = _after_run()
+    assert len(s.set_aside) == 2 and all(x.suit is s.first_suit for x in s.set_aside)
+    other = next(x for x in s.stock if x.suit is not s.first_suit)
+    swapped = s._replace(
+        set_aside=(s.set_aside[0], other),
+        stock=tuple(s.set_aside[1] if x == other else x for x in s.stock),
+    )
+    _refused_at(swapped, "set_aside")
+
+
+def test_no_trick_leader_before_trump_is_fixed():
+    """§5, §6.1: ``trick_leader`` is null until play begins."""
+    _refused_at(new(cs(EX1))._replace(trick_leader=1), "trick_leader")
+
+
+def test_nothing_is_played_while_discarding():
+    """§6.3: play begins only when every seat has discarded: no trick leader yet."""
+    _refused_at(_after_run()._replace(trick_leader=1), "trick")
+
+
+def test_each_trick_is_led_by_the_previous_winner():
+    """§6.4, §6.5: the eldest leads the first trick, each winner the next; a trick recorded with
+    another leader is refused."""
+    s = plays(_led("follow_suit", lead="7S"), "0:3C")  # seat 1 led, seat 0 won
+    t = s.tricks[0]
+    assert (t.leader, t.winner) == (1, 0)
+    _refused_at(s._replace(tricks=(t._replace(leader=0),)), "tricks.0")
 
 
 def test_dump_state_is_the_generic_wire_form():

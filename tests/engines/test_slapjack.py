@@ -274,6 +274,14 @@ def test_claim_checks_in_order() -> None:
     refuse(state, BadMove("unknown_move_type", "no", "snap"), "unknown_move_type")
 
 
+def test_a_claim_by_a_negative_seat_is_invalid_player() -> None:
+    """§6.2 check 3: a claim's player is a seat 0..n-1; seat -1 is ``invalid_player`` (never read
+    as the last seat)."""
+    state = run(position(["2S 3S", "4S 5S", "6S 7S"], to_move=1), Flip(1, 10))
+    refuse(state, slaps((-1, 20)), "invalid_player")
+    refuse(state, Slap(-1, 20), "invalid_player")
+
+
 def test_stale_claims_are_ignored_not_penalised() -> None:
     """§6.2 step 6 / §9 #4: a claim stamped before the last flip is listed as stale, costs nothing."""
     state = flips(new(3), 1000, 1100)  # QC(2) on top
@@ -494,6 +502,39 @@ def test_check_state_enforces_the_invariants(change: Any, path: str) -> None:
     with pytest.raises(InvalidState) as info:
         S.check_state(change(new(3)))
     assert path in info.value.errors, info.value.errors
+
+
+def test_check_state_refuses_a_seat_to_move_out_of_range() -> None:
+    """§5: ``to_move`` is a seat 0..n-1 or null; -1 and n are refused (never read as a seat)."""
+    for seat in (-1, 3):
+        with pytest.raises(InvalidState) as info:
+            S.check_state(new(3)._replace(to_move=seat))
+        assert list(info.value.errors) == ["to_move"], info.value.errors
+
+
+def test_check_state_refuses_a_negative_flip_time() -> None:
+    """§5: ``last_flip_at`` is null or a time in ms >= 0."""
+    with pytest.raises(InvalidState) as info:
+        S.check_state(run(new(3), Flip(1, 1000))._replace(last_flip_at=-1))
+    assert "state" in info.value.errors, info.value.errors
+
+
+def test_check_state_refuses_play_with_fewer_than_two_seats_in() -> None:
+    """§5, §7: play goes on while at least two seats are not out; one seat left has won."""
+    state = position(["", "", "2S"], to_move=2)
+    with pytest.raises(InvalidState) as info:
+        S.check_state(state._replace(status=(Status.OUT, Status.OUT, Status.ACTIVE)))
+    assert "status" in info.value.errors, info.value.errors
+
+
+def test_check_state_accepts_every_kind_of_last_result() -> None:
+    """§5 ``last_result``: the states after a flip, a false slap and a capture are all consistent."""
+    state = run(new(3), Flip(1, 1000))
+    assert state.last_result is not None and state.last_result.kind == "flip"
+    S.check_state(state)
+    false_slap = S.apply(flips(new(3), 1000, 1100), Slap(0, 1150))
+    assert false_slap.last_result is not None and false_slap.last_result.kind == "false_slap"
+    S.check_state(false_slap)
 
 
 def test_wire_state_round_trips_and_refuses_bad_shapes() -> None:

@@ -379,6 +379,81 @@ def test_views_show_tops_and_counts_only() -> None:
     assert view["faceup_counts"] == [2, 2, 2] and view["stock_counts"] == [15, 16, 15]
 
 
+def test_views_show_the_pool_top() -> None:
+    """§5: a view shows the pool's top card (the last card put on it) and its count."""
+    state = position(["2S", "3S"], ["", "7C"], [None, 8], pool="4S 7D", pool_seq=6, last_flipper=1)
+    view = S.view(state, 0)
+    assert view["pool_top"] == Card.parse("7D") and view["pool_count"] == 2
+
+
+def test_a_snap_event_names_the_slower_callers_without_the_winner() -> None:
+    """§6.3 (docs/wire.md, Snap events): ``order`` is the judged order of the valid calls,
+    ``slower`` the seats after the winner in it."""
+    state = position(["2S", "3S", "4S"], ["7H", "7C", ""], [1, 2, None], last_flipper=1)
+    _, events = S.step(state, snaps((2, 50), (0, 10), (1, 30)))
+    (snap,) = [e for e in events if e["type"] == "snap"]
+    assert snap["winner"] == 0 and snap["order"] == [0, 1, 2] and snap["slower"] == [1, 2]
+
+
+def test_check_state_refuses_a_seat_out_of_range() -> None:
+    """§5: ``last_flipper`` and ``to_move`` are seats 0..n-1 (or null); seat n is refused, not read."""
+    with pytest.raises(InvalidState) as info:
+        S.check_state(six_flips()._replace(last_flipper=3))
+    assert "last_flipper" in info.value.errors, info.value.errors
+
+
+def test_check_state_names_the_cards_at_fault_not_the_turn_they_would_imply() -> None:
+    """§5, conventions.md: a state missing seat 1's cards (stock and face-up pile) is refused at
+    ``stocks`` only; the turn is not judged on cards that are not all there (it would also blame
+    ``to_move``, as seat 1 could no longer flip)."""
+    state = six_flips()
+    assert state.to_move == 1
+    missing = state._replace(
+        stocks=(state.stocks[0], (), state.stocks[2]),
+        faceups=(state.faceups[0], (), state.faceups[2]),
+        faceup_seq=(state.faceup_seq[0], None, state.faceup_seq[2]),
+    )
+    with pytest.raises(InvalidState) as info:
+        S.check_state(missing)
+    assert list(info.value.errors) == ["stocks"], info.value.errors
+
+
+def test_check_state_refuses_play_when_nobody_can_flip_and_no_match_shows() -> None:
+    """§7 rule 2 (empty_stock = stop): with every stock empty and no match showing the game is
+    over, so a state still in play there is refused at ``phase``."""
+    state = new(empty_stock="stop")
+    for i, p in enumerate((1, 2, 0)):
+        state = S.apply(state, Flip(p, 1000 + 100 * i))
+    assert not S.target_group(state)
+    stuck = state._replace(
+        stocks=((), (), ()),
+        faceups=tuple(tuple(reversed(st)) + fu for st, fu in zip(state.stocks, state.faceups, strict=True)),
+        to_move=None,
+    )
+    assert not S.target_group(stuck)
+    with pytest.raises(InvalidState) as info:
+        S.check_state(stuck)
+    assert list(info.value.errors) == ["phase"], info.value.errors
+
+
+def test_check_state_refuses_play_at_the_stall_limit() -> None:
+    """§7 rule 3: play ends when ``stall`` reaches ``stall_limit``; a state in play there is refused."""
+    state = six_flips(stall_limit=50)
+    S.check_state(state._replace(stall=49))
+    with pytest.raises(InvalidState) as info:
+        S.check_state(state._replace(stall=50))
+    assert "stall" in info.value.errors, info.value.errors
+
+
+def test_check_state_stops_at_a_bad_shape_before_reading_it() -> None:
+    """§5, conventions.md: a state whose per-seat lists are short is refused as ``invalid_state``
+    naming the list, never read past its end (which would be a server error)."""
+    state = six_flips()
+    with pytest.raises(InvalidState) as info:
+        S.check_state(state._replace(faceup_seq=state.faceup_seq[:2]))
+    assert list(info.value.errors) == ["faceup_seq"], info.value.errors
+
+
 @pytest.mark.parametrize(
     ("change", "path"),
     [

@@ -441,6 +441,17 @@ def test_a_drawn_card_is_shown_only_to_its_drawer():
     assert all(e["type"] != "card_drawn" for e in events)
 
 
+def test_visible_cards_grant_each_seat_its_own_draw_only():
+    """§5 last_trick, §9 #8: the leak checks' oracle (``visible_cards``) grants a seat the card it
+    drew and not the cards the others drew, which stay in their hands unseen."""
+    s = y4_after(1)
+    assert s.last_trick is not None and not s.trick
+    for seat in range(4):
+        seen = Y.visible_cards(s, seat)
+        for d in s.last_trick.draws:
+            assert (d.card in seen) == (d.player == seat), (seat, d)
+
+
 def test_legal_moves_only_in_the_view_of_the_seat_to_move():
     """conventions.md views: a seat's view lists its moves when it is to move."""
     s = new()
@@ -591,6 +602,9 @@ BAD_STATES: dict[str, tuple[Callable[[State], State], str]] = {
     "scores_per_side": (lambda s: s._replace(scores=(0, 0, 0)), "scores"),
     "won_without_last_trick": (lambda s: s._replace(last_trick=None), "last_trick"),
     "already_won": (lambda s: s._replace(scores=(0, 300)), "phase"),
+    "dealer_not_a_seat": (lambda s: s._replace(dealer=s.dealer + 4), "dealer"),
+    "negative_score": (lambda s: s._replace(scores=(-5, 0)), "scores"),
+    "hand_points_during_play": (lambda s: s._replace(hand_points=(0, 0)), "hand_points"),
 }
 
 
@@ -613,6 +627,58 @@ def test_check_state_refuses_a_wrong_hand_score():
     with pytest.raises(InvalidState) as info:
         Y.check_state(s._replace(scores=(10, 300)))
     assert "phase" in info.value.errors
+
+
+def test_check_state_accepts_a_finished_game_whichever_side_won():
+    """§7: a game won by side 0 is as consistent as one won by side 1."""
+    for start, winner in (((250, 0), 0), ((150, 140), 1)):
+        s = y4_hand_over(start)
+        assert s.phase is Phase.GAME_OVER and s.winner == winner
+        Y.check_state(s)
+
+
+def test_check_state_refuses_won_cards_that_are_not_whole_tricks():
+    """§6: a trick's cards go to its winner together, so each seat's won cards are whole tricks of
+    ``players`` cards (3 players: a pile of 4 beside one of 2 is refused)."""
+    s = new(Y.pack(Options(), 3), players=3)
+    while sum(len(w) for w in s.won) < 6:
+        s = Y.apply(s, Y.legal_moves(s)[0])
+    assert s.last_trick is not None and not s.trick
+    w = s.last_trick.winner
+    last = s.won[w][-3:]
+    earlier = [x for pile in s.won for x in pile if x not in last]
+    other = (w + 1) % 3
+    won = [()] * 3
+    won[w] = (earlier[0], *last)
+    won[other] = tuple(earlier[1:])
+    with pytest.raises(InvalidState) as info:
+        Y.check_state(s._replace(won=tuple(won)))
+    assert "won" in info.value.errors, info.value.errors
+
+
+def test_check_state_refuses_play_with_every_trick_taken():
+    """§6: the hand ends when every hand is empty; a state still in play after the last trick is refused."""
+    over = y4_hand_over()
+    assert over.last_trick is not None
+    w = over.last_trick.winner
+    s = over._replace(phase=Phase.PLAY, hand_points=None, scores=(0, 0), to_move=w, leader=w)
+    with pytest.raises(InvalidState) as info:
+        Y.check_state(s)
+    assert "hands" in info.value.errors, info.value.errors
+
+
+def test_check_state_refuses_a_finished_hand_with_cards_in_hand():
+    """§6, §7: a hand is scored only when every hand is empty; a deal_over state whose seat still
+    holds a card is refused at ``hands``."""
+    over = y4_hand_over()
+    w = over.last_trick.winner if over.last_trick else 0
+    loser = (w + 1) % 4
+    card = over.won[loser][0] if over.won[loser] else next(x for x in over.won[w] if x not in over.won[w][-4:])
+    won = tuple(tuple(x for x in pile if x != card) for pile in over.won)
+    hands = tuple((card,) if seat == 0 else () for seat in range(4))
+    with pytest.raises(InvalidState) as info:
+        Y.check_state(over._replace(won=won, hands=hands))
+    assert "hands" in info.value.errors, info.value.errors
 
 
 def test_apply_never_mutates_its_input():
