@@ -513,7 +513,9 @@ def run(
     meta: dict[str, Any] = {"game": game, "seed": seed, "tests": suite}
     with tempfile.TemporaryDirectory(prefix=f"mutate-{game}-") as tmp:
         repo = Path(tmp) / "repo"
-        ignore = shutil.ignore_patterns(".git", "__pycache__", ".*_cache", ".hypothesis", "*.egg-info", "node_modules")
+        # Only what the tests read: no virtualenvs (CI keeps .venv in the checkout), builds or caches.
+        ignore = shutil.ignore_patterns(".git", "__pycache__", ".*_cache", ".hypothesis", "*.egg-info", "node_modules",
+                                        ".venv*", "venv", "build", "dist")
         shutil.copytree(ROOT, repo, ignore=ignore)
         target = repo / "service" / "engines" / f"{game}.py"
         log = Path(tmp) / "pytest.log"
