@@ -30,6 +30,10 @@ CODEC = SCHEMAS["stukolka"]
 PROVOKED: set[str] = set()
 """Every code a test below saw the engine (or the edge) refuse with; checked against §8 last."""
 
+# One xdist worker runs this whole file, in order: PROVOKED is gathered across its tests, and
+# test_every_section_8_code_was_provoked reads it last (split over two workers it saw only half).
+pytestmark = pytest.mark.xdist_group("stukolka-rules")
+
 
 # --- helpers ----------------------------------------------------------------------------------
 
