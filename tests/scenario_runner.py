@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~5x faster
+
 from service.cards import Card
 from service.engines import find
 from service.engines.base import IllegalMove, is_listed
@@ -50,7 +52,7 @@ def load_scenarios(game_id: str) -> list[tuple[str, dict[str, Any]]]:
     folder = SCENARIO_ROOT / game_id
     out = []
     for path in sorted(folder.glob("*.yaml")):
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
         if not isinstance(raw, dict) or "steps" not in raw:
             continue
         scenario = _resolve(folder, path.name, ())
@@ -62,7 +64,7 @@ def load_scenarios(game_id: str) -> list[tuple[str, dict[str, Any]]]:
 def _resolve(folder: Path, name: str, seen: tuple[str, ...]) -> dict[str, Any]:
     if name in seen:
         raise ValueError(f"scenario base cycle: {' -> '.join((*seen, name))}")
-    raw = yaml.safe_load((folder / name).read_text(encoding="utf-8"))
+    raw = yaml.load((folder / name).read_text(encoding="utf-8"), Loader=_YAML_LOADER)
     base_name = raw.pop("base", None)
     if base_name is None:
         raw.setdefault("players", 2)

@@ -55,8 +55,8 @@ pytestmark = pytest.mark.slow
 
 # --- how much to play ---------------------------------------------------------------------------
 
-MATCHES: Final[dict[str, int]] = {"schnapsen": 660, "russian_bank": 12, "bragging": 60, "seven_up": 600, "california_jack": 120, "slapjack": 8, "snap": 4, "yukon": 600}
-"""Seeded random matches per (game, player count). Schnapsen: ~2,100 deals, ~25,000 states.
+MATCHES: Final[dict[str, int]] = {"schnapsen": 330, "russian_bank": 12, "bragging": 60, "seven_up": 600, "california_jack": 120, "slapjack": 8, "snap": 4, "yukon": 600}
+"""Seeded random matches per (game, player count). Schnapsen: ~1,050 deals, ~12,500 states.
 Russian Bank: one deal per game of ~400 moves, ~4,800 states (500 more games, with the cheaper
 core invariants, in tests/engines/test_russian_bank.py).
 Bragging: ~200 hands per player count (2 to 8), ~20,000 states in all; its own test file plays
@@ -76,7 +76,7 @@ Stukolka: ≥ 1,000 deals per player count (a game runs until a deal leaves noth
 DEFAULT_MATCHES: Final = 40
 """For a game not in MATCHES: tune it there once the game's speed is known (whole file < ~60 s)."""
 
-MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 2000, "bragging": 180, "seven_up": 1000, "california_jack": 200, "stukolka": 1000, "yukon": 1000}
+MIN_DEALS: Final[dict[str, int]] = {"schnapsen": 1000, "bragging": 180, "seven_up": 1000, "california_jack": 200, "stukolka": 1000, "yukon": 1000}
 """Deals the matches of one (game, player count) must cover at least."""
 
 OPTION_VARIANTS: Final[dict[str, tuple[dict[str, Any], ...]]] = {

@@ -288,7 +288,7 @@ def _write() -> None:  # pragma: no cover - a maintainer's tool
     from ..engines import ENGINES
     from ..resources import openapi_path
 
-    spec = yaml.safe_load(openapi_path().read_text(encoding="utf-8"))
+    spec = yaml.load(openapi_path().read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     target = Path(__file__).with_name("_contract_moves.py")
     body = pprint.pformat(extract(spec, list(ENGINES)), width=120, sort_dicts=False)
     target.write_text(

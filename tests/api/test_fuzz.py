@@ -22,7 +22,7 @@ from tests.playouts import is_timed
 GAMES = sorted(ENGINES)
 TIMED = {g for g in GAMES if is_timed(ENGINES[g])}
 """Games whose moves carry a timestamp: there ``at`` must be an integer 0..MAX_AT (else bad_timestamp)."""
-FUZZ = settings(max_examples=120, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+FUZZ = settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 ALLOWED = {200, 201, 400, 403, 404, 413, 415, 422}
 
 json_values = st.recursive(
