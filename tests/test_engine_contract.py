@@ -147,9 +147,9 @@ again, and the hands are turned round and round), with the share of seeds allowe
 random match not over after MAX_MOVES is left out (not ended, not counted) and the next seed is
 played, until MATCHES finished matches are collected. Every other game must finish every match."""
 
-CANDIDATES_EVERY: Final = 5
+CANDIDATES_EVERY: Final = 7
 """The full candidate set is tried on every Nth state (listed moves are tried on every state)."""
-CANDIDATES_EVERY_GAME: Final[dict[str, int]] = {"russian_bank": 12, "yukon": 15, "seven_up": 12, "stukolka": 8}
+CANDIDATES_EVERY_GAME: Final[dict[str, int]] = {"russian_bank": 16, "yukon": 20, "seven_up": 16, "stukolka": 11}
 """Per game, when its states are many and its candidate sets large (Russian Bank: ~400 per state;
 Yukon ~100 per state over 50,000+ states per player count; Seven Up's hundreds of matches): the
 full candidate set on a fixed sample of states keeps each case to a few seconds, while listed moves
