@@ -1203,6 +1203,21 @@ def test_check_state_pending_marriage_needs_its_king_or_queen_in_the_leaders_han
     assert list(info.value.errors) == ["marriage_pending"], info.value.errors
 
 
+def test_check_state_bounds_seats_and_seq():
+    """conventions.md state validation: ``closed_by`` and ``to_move`` are 0, 1 or null and ``seq`` is
+    never negative; each refusal names its field with that reason."""
+    s = new(EX1)
+    for change, path, reason in (
+        ({"closed_by": 2}, "closed_by", "must be 0, 1 or null"),
+        ({"to_move": 2}, "to_move", "must be 0, 1 or null"),
+        ({"to_move": -1}, "to_move", "must be 0, 1 or null"),
+        ({"seq": -1}, "seq", "must not be negative"),
+    ):
+        with pytest.raises(InvalidState) as info:
+            S.check_state(s._replace(**change))
+        assert reason in info.value.errors.get(path, []), (change, info.value.errors)
+
+
 def _swap(pair: tuple[Any, Any], seat: int, value: Any) -> tuple[Any, Any]:
     return (value, pair[1]) if seat == 0 else (pair[0], value)
 
