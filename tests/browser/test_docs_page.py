@@ -24,7 +24,9 @@ def test_docs_renders_under_its_policy_and_stays_on_this_origin(browser: Any, op
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     try:
         page.goto(f"{base}/docs")
-        page.wait_for_function("document.querySelectorAll('.opblock').length >= 7", timeout=60_000)
+        # a locator wait, not wait_for_function("expression"): Playwright polls a string expression
+        # through eval(), which this page's policy (no 'unsafe-eval') refuses once rendering is slow
+        page.locator(".opblock").nth(6).wait_for(timeout=60_000)
         assert "Card Referee" in page.inner_text("#swagger-ui")
     finally:
         context.close()

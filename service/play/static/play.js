@@ -861,7 +861,6 @@
       }
       this.game = g;
       this.request = body;
-      document.body.dataset.games = String(Number(document.body.dataset.games || 0) + 1);
       delete $("move-json").dataset.touched;
       this.moves = []; this.log = []; this.history = []; this.picking = null; this.selected = null;
       this.env = res.data;
@@ -882,6 +881,8 @@
       this.revealed = null;
       $("setup").open = false;
       await this.afterMove(true);
+      // counted once the new game is drawn (or its pass screen is up): a signal that the page shows it
+      document.body.dataset.games = String(Number(document.body.dataset.games || 0) + 1);
       announce(`${entry.title} started. ${this.turnWords()}`);
     },
 
