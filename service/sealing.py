@@ -1,7 +1,11 @@
 """Sealed state: the full state under authenticated encryption, and per-seat keys.
 
-``MultiFernet`` gives confidentiality, integrity and key rotation: tokens are sealed with the
-newest key and opened with any configured key. Seat keys are HMAC-SHA256 of the match's random id
+Tokens are Fernet tokens (AES-128-CBC and HMAC-SHA256, the published format that
+``cryptography.fernet`` reads and writes): sealed with the newest key, opened with any configured
+key, so keys rotate. ``FernetKeys`` writes and reads that format itself, with ``cryptography``'s AES
+and the standard library's HMAC, and with ``pybase64`` for the base64 steps: a token grows with its
+match (it carries the record), and the standard library's base64 was most of a sealed move's
+per-byte cost (README "Fair play"). The suite checks both directions against ``cryptography.fernet``. Seat keys are HMAC-SHA256 of the match's random id
 and the seat, under a key derived from each seal key, so a rotation keeps running matches playable.
 
 Besides the state, a token carries what only the service may know about its match (``Match``):
@@ -20,16 +24,22 @@ seat holding its tokens can do.
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import hmac
-import json
+import os
+import struct
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+import orjson
+import pybase64
+from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-__all__ = ["TABLE", "TOKEN_VERSION", "BadToken", "Match", "Sealer", "check_key"]
+__all__ = ["TABLE", "TOKEN_VERSION", "BadToken", "FernetKeys", "Match", "Sealer", "check_key"]
 
 TOKEN_VERSION: Final = 2
 TABLE: Final = "table"
@@ -44,6 +54,60 @@ class BadToken(Exception):
 def check_key(key: str) -> None:
     """Raise ValueError unless ``key`` is a Fernet key."""
     Fernet(key.encode("ascii") if isinstance(key, str) else key)
+
+
+_FERNET_VERSION: Final = 0x80
+_HEAD: Final = 1 + 8 + 16  # version, timestamp, IV
+_MAC: Final = 32
+
+
+class FernetKeys:
+    """Fernet tokens (spec: version 0x80, a big-endian timestamp, a random IV, AES-128-CBC with
+    PKCS7 padding, HMAC-SHA256 over all of it) under several keys: ``encrypt`` with the first,
+    ``decrypt`` with whichever authenticates. No TTL: a token's age is the ledger's business.
+
+    ``decrypt`` takes canonical URL-safe base64 only (no stray characters, nothing after the
+    padding, no set unused bits), so one sealed token has exactly one spelling."""
+
+    def __init__(self, raw_keys: Sequence[bytes]) -> None:
+        if not raw_keys or any(len(k) != 32 for k in raw_keys):
+            raise ValueError("Fernet keys are 32 bytes")
+        self._keys = [(k[:16], k[16:]) for k in raw_keys]  # (signing key, encryption key)
+
+    def encrypt(self, data: bytes) -> bytes:
+        signing, encryption = self._keys[0]
+        iv = os.urandom(16)
+        fill = 16 - len(data) % 16
+        encryptor = Cipher(algorithms.AES(encryption), modes.CBC(iv)).encryptor()
+        body = bytes((_FERNET_VERSION,)) + struct.pack(">Q", int(time.time())) + iv
+        body += encryptor.update(data + bytes((fill,)) * fill) + encryptor.finalize()
+        return pybase64.urlsafe_b64encode(body + hmac.digest(signing, body, "sha256"))
+
+    def decrypt(self, token: bytes) -> bytes:
+        """The plaintext of ``token``; raises BadToken for anything else."""
+        if b"+" in token or b"/" in token:
+            raise BadToken()  # the standard alphabet: not how a token is spelled
+        try:
+            raw = pybase64.b64decode(token, altchars=b"-_", validate=True)
+        except (binascii.Error, ValueError):
+            raise BadToken() from None
+        if (
+            pybase64.urlsafe_b64encode(raw) != token  # not canonical
+            or len(raw) < _HEAD + 16 + _MAC
+            or (len(raw) - _HEAD - _MAC) % 16
+            or raw[0] != _FERNET_VERSION
+        ):
+            raise BadToken()
+        body, mac = raw[:-_MAC], raw[-_MAC:]
+        for signing, encryption in self._keys:
+            if hmac.compare_digest(hmac.digest(signing, body, "sha256"), mac):
+                decryptor = Cipher(algorithms.AES(encryption), modes.CBC(raw[9:_HEAD])).decryptor()
+                padded = decryptor.update(body[_HEAD:]) + decryptor.finalize()
+                fill = padded[-1]
+                if not 1 <= fill <= 16 or padded[-fill:] != bytes((fill,)) * fill:
+                    raise BadToken()  # authentic but badly padded: not written by a Fernet implementation
+                return padded[:-fill]
+        raise BadToken()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +140,10 @@ class Sealer:
         if not keys:
             raise ValueError("sealing needs at least one key")
         raw = [k.encode("ascii") for k in keys]
-        self._fernet = MultiFernet([Fernet(k) for k in raw])
+        for k in raw:
+            Fernet(k)  # ValueError unless a Fernet key
         self.raw_keys = [base64.urlsafe_b64decode(k) for k in raw]
+        self._fernet = FernetKeys(self.raw_keys)
         self._mac_keys = [hashlib.sha256(b"card-referee seat key\x00" + k).digest() for k in self.raw_keys]
 
     def _fallback_match(self, match_id: str) -> Match:
@@ -94,7 +160,7 @@ class Sealer:
         m = self._fallback_match(match_id) if match is None else match
         head = {"v": TOKEN_VERSION, "game": game, "id": match_id, "secret": m.secret.hex(), "t0": m.t0, "setup": m.setup, "state": state}
         # line 1: the head (compact JSON has no raw newline); then the record's moves as kept, never parsed here
-        data = (json.dumps(head, separators=(",", ":")) + "\n" + m.moves).encode("utf-8")
+        data = orjson.dumps(head) + b"\n" + m.moves.encode("utf-8")
         if pad_to is not None:
             while len(data) > pad_to:  # outgrown (rare): whole steps, so the length says little
                 pad_to += PAD_STEP
@@ -106,14 +172,11 @@ class Sealer:
         if not isinstance(token, str) or len(token) > MAX_TOKEN_CHARS:
             raise BadToken()
         try:
-            raw = token.encode("ascii")
-            if base64.urlsafe_b64encode(base64.urlsafe_b64decode(raw)) != raw:
-                raise BadToken()  # not canonical: base64 decoding would ignore stray characters, text after the padding, unused low bits
-            data = self._fernet.decrypt(raw)
+            data = self._fernet.decrypt(token.encode("ascii"))
             head_bytes, sep, rest = data.partition(b"\n")
-            payload = json.loads(head_bytes)
+            payload = orjson.loads(head_bytes)
             moves = rest.rstrip(b" ").decode("utf-8")
-        except (InvalidToken, UnicodeError, ValueError, TypeError, BadToken):
+        except (UnicodeError, ValueError, TypeError):
             raise BadToken() from None
         if (
             not sep
