@@ -16,6 +16,13 @@ from werkzeug.routing import RequestRedirect
 
 from service import create_app
 
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked ``runs_last`` go after every other test, in any given order (scripts/mutate.py
+    passes tests quickest first; a check over what its file's tests gathered must still come last)."""
+    items.sort(key=lambda item: item.get_closest_marker("runs_last") is not None)  # stable
+
+
 # Fixed test keys, generated for the suite (never used outside tests).
 KEY_NEW = Fernet.generate_key().decode()
 KEY_OLD = Fernet.generate_key().decode()

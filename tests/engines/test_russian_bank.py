@@ -844,3 +844,21 @@ def test_a_whole_game_over_http(client: FlaskClient, sealed: FlaskClient, sealed
     body = {"token": env["token"]} if sealed_mode else {"state": env["state"]}
     r = api.post("/v1/games/russian_bank/moves", json={**body, "move": {"type": "pass", "player": 0}}, headers=headers)
     assert r.status_code == 422 and r.json["code"] == "game_over"
+
+
+def test_every_move_advances_seq_by_one() -> None:
+    """conventions: ``seq`` counts the moves applied; each accepted move adds exactly one, through
+    ``apply`` and ``step`` alike, whichever kind of move it is."""
+    rng = random.Random(5)
+    state = new()
+    kinds: set[str] = set()
+    for _ in range(150):
+        legal = R.legal_moves(state)
+        if not legal:
+            break
+        move = rng.choice(legal)
+        kinds.add(type(move).__name__)
+        after, _ = R.step(state, move)
+        assert after.seq == state.seq + 1 and R.apply(state, move).seq == state.seq + 1
+        state = after
+    assert state.seq >= 100 and len(kinds) >= 2, (state.seq, kinds)

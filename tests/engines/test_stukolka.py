@@ -695,8 +695,10 @@ def test_state_wire_round_trip_and_derived_values_ignored() -> None:
 # --- §8 every code, §3 every option ---------------------------------------------------------------
 
 
+@pytest.mark.runs_last
 def test_every_section_8_code_was_provoked() -> None:
-    """§8: each error code of the table is raised by at least one test above (this test runs last)."""
+    """§8: each error code of the table is raised by at least one test of this file (marked
+    ``runs_last``: it runs after them in any order the tests are given)."""
     section8 = {
         "invalid_players", "invalid_option", "invalid_deck", "game_over", "unknown_move_type", "invalid_player",
         "wrong_phase", "not_your_turn", "duplicate_card", "card_not_in_hand", "too_many_cards", "not_enough_stock",
@@ -883,3 +885,74 @@ def test_deal_started_event_names_the_stakes() -> None:
     st = run(start(H3, "2H"), "pass 1", "pass 2", "pass 0")
     _, events = S.step(st, m("next 1"))
     assert events[0]["stakes"] == [0, 3, 0] and events[0]["pot"] == 6
+
+
+# --- §6.3 and §5 consistency, one rule each (survivors of the mutation sweep on the rewritten engine) ---
+
+
+def _refused_at(state: State, path: str) -> None:
+    with pytest.raises(InvalidState) as info:
+        S.check_state(state)
+    assert path in info.value.errors, info.value.errors
+
+
+def test_in_play_event_names_the_seats_in_play_and_the_defender() -> None:
+    """§6.3: when the declarations end in play, the deal says who plays and who defends."""
+    st = run(start(H3, "2H"), "pass 1", "tap 2")
+    _, events = S.step(st, Pass(0))
+    found = [e for e in events if e["type"] == "in_play"]
+    assert len(found) == 1 and list(found[0]["in_play"]) == [2, 0] and found[0]["defender"] == 0
+
+
+def test_check_state_in_play_holds_seats_of_the_game() -> None:
+    st = run(start(H3, "2H"), "tap 1", "tap 2", "pass 0")
+    _refused_at(st._replace(in_play=(1, 7)), "in_play.1")
+
+
+def test_check_state_defender_follows_from_the_declarations() -> None:
+    """§6.3: a lone non-dealer tapper plays against the dealer, who defends; nobody else defends."""
+    lone = run(start(H3, "2H"), "pass 1", "tap 2", "pass 0")
+    assert lone.defender == 0
+    _refused_at(lone._replace(defender=None), "in_play")
+    two = run(start(H3, "2H"), "tap 1", "tap 2", "pass 0")
+    _refused_at(two._replace(defender=2), "in_play")
+
+
+def test_check_state_a_seat_buys_at_most_max_exchange_cards() -> None:
+    st = run(start(H3, "2H"), "tap 1", "tap 2", "pass 0", "ex 1 9C")
+    assert st.exchanged[1] == 1
+    _refused_at(st._replace(exchanged=(None, 4, None)), "exchanged.1")
+    _refused_at(st._replace(exchanged=(None, -1, None)), "exchanged.1")
+
+
+def test_check_state_no_trick_is_played_while_buying() -> None:
+    """A position with a completed trick but back in the exchange phase (hands and winner
+    consistent with the trick): the buying comes before any card is played."""
+    st = run(start(H3, "2H"), "tap 1", "tap 2", "pass 0", "ex 1", "ex 2")
+    st = run(st, "play 1 AH", "play 2 KC")
+    assert len(st.completed_tricks) == 1 and not st.trick
+    back = st._replace(phase=Phase.EXCHANGE, exchanged=(None, None, None), leader=None, to_move=1)
+    _refused_at(back, "trick")
+
+
+def test_check_state_the_leader_is_the_last_tricks_winner() -> None:
+    st = run(start(H3, "2H"), "tap 1", "tap 2", "pass 0", "ex 1", "ex 2")
+    assert st.phase is Phase.PLAY and st.leader == 1
+    _refused_at(st._replace(leader=2), "leader")
+    st = run(st, "play 1 AH", "play 2 KC")
+    winner = st.completed_tricks[0].winner
+    _refused_at(st._replace(leader=3 - winner), "leader")
+
+
+def test_check_state_a_deal_without_play_has_the_result_its_declarations_give() -> None:
+    """§6.3: the dealer alone tapped: the result names the dealer as winner, and nobody is penalized
+    in a deal without tricks."""
+    st = run(start(H3, "2H", dealer=1), "pass 2", "pass 0", "tap 1")
+    r = st.last_result
+    assert r is not None and r.kind is S.Kind.DEALER_TAKES and r.winner == 1
+    _refused_at(st._replace(last_result=r._replace(winner=2)), "last_result")
+    _refused_at(st._replace(last_result=r._replace(penalized=(2,))), "last_result")
+    _refused_at(st._replace(last_result=r._replace(remized=(2,))), "last_result")
+    passed = run(start(H3, "2H"), "pass 1", "pass 2", "pass 0")
+    assert passed.last_result is not None and passed.last_result.kind is S.Kind.ALL_PASSED
+    _refused_at(passed._replace(last_result=passed.last_result._replace(penalized=(0,))), "last_result")
