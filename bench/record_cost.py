@@ -4,7 +4,8 @@ long match (in-process, one core), and token sizes on long matches of every game
 
 1. A sealed Snap match (the table key relays random moves) is played to move 400. From the tokens
    at ``seq`` 10 and 400 the next move is sent ``--repeat`` times (the ledger entry is reset between
-   tries, so every try pays the compare-and-set): median ms per ``moves`` request and token length.
+   tries, so every try pays the compare-and-set): median ms per ``moves`` request, as the test client
+   sends it (encoding the body included) and with the body encoded beforehand, and token length.
    Ledger: SQLite in a temporary file, or ``--redis redis://127.0.0.1:PORT/0``.
 2. Token length at the end of the longest of ``--matches`` random matches per game with its default
    options (Bragging 20 hands, Stukolka 20 deals: their defaults never end), and the number of moves.
@@ -15,6 +16,7 @@ Usage: python3 bench/record_cost.py [--repeat 30] [--matches 3] [--redis URL]
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -71,14 +73,23 @@ def move_cost(app: Any, repeat: int, at: tuple[int, ...]) -> None:
     for seq in at:
         env, mv = seen[seq]
         match_id = app.extensions["referee.sealer"].open(game, env["token"])[0].match_id
-        times = []
+        headers = {"X-Seat-Key": env.get("table_key") or seen[0][0]["table_key"]}
+        body = {"token": env["token"], "move": mv}
+        raw = json.dumps(body).encode()
+        times, served = [], []
         for _ in range(repeat):
             _reset(ledger, match_id)
             t = time.perf_counter()
-            r = client.post(f"/v1/games/{game}/moves", json={"token": env["token"], "move": mv}, headers={"X-Seat-Key": env.get("table_key") or seen[0][0]["table_key"]})
+            r = client.post(f"/v1/games/{game}/moves", json=body, headers=headers)
             times.append(time.perf_counter() - t)
             assert r.status_code == 200, r.json
-        print(f"  move {seq:4d}: {statistics.median(times) * 1000:6.2f} ms   token {len(env['token']):6d} chars")
+            _reset(ledger, match_id)
+            t = time.perf_counter()
+            r = client.post(f"/v1/games/{game}/moves", data=raw, content_type="application/json", headers=headers)
+            served.append(time.perf_counter() - t)
+            assert r.status_code == 200, r.json
+        print(f"  move {seq:4d}: {statistics.median(times) * 1000:6.2f} ms   pre-encoded body {statistics.median(served) * 1000:6.2f} ms"
+              f"   token {len(env['token']):6d} chars")
 
 
 def _reset(ledger: Any, match_id: str) -> None:

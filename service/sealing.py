@@ -175,7 +175,7 @@ class Sealer:
             data = self._fernet.decrypt(token.encode("ascii"))
             head_bytes, sep, rest = data.partition(b"\n")
             payload = orjson.loads(head_bytes)
-            moves = rest.rstrip(b" ").decode("utf-8")
+            moves = rest.rstrip().decode("utf-8")  # the padding (spaces); the moves end in "}"
         except (UnicodeError, ValueError, TypeError):
             raise BadToken() from None
         if (
