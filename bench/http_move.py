@@ -3,13 +3,15 @@
 
 Starts each app under gunicorn with the settings the service ships (``service.gunicorn_conf``: its
 worker class, JSON access log; 2 workers, 127.0.0.1 only; the referee with request ids and metrics
-on, the metrics listener included), warms it up for a second, loads
-it with ``wrk`` (Debian package ``wrk``) for a bounded time, and prints requests/s, p50 and p99 latency, and the referee's
+on, the metrics listener included), warms each up for a second, loads it with ``wrk`` (Debian
+package ``wrk``) for a bounded time, and prints requests/s, p50 and p99 latency, and the referee's
 ratio to the echo. The move request is a mid-game Schnapsen move (open mode: the plain state;
 sealed mode: a token with the table key). The echo gets a body of the same size as the open-mode
-move request. Runs here vary by up to 25% from one to the next: compare ratios of one run.
+move request. The three servers run side by side (each idle while another is loaded) and are
+loaded in alternating rounds: a slow spell of the machine hits all three alike. Single runs here
+vary by up to 25%; the medians of the per-round ratios are the figures to read.
 
-Usage: python3 bench/http_move.py [--seconds 8] [--connections 8] [--worker-class sync]
+Usage: python3 bench/http_move.py [--seconds 8] [--connections 8] [--rounds 3] [--worker-class sync]
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import os
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -112,6 +115,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds over the three endpoints (medians printed)")
     parser.add_argument("--worker-class", default=None, help="gunicorn worker class for all three (default: the shipped one)")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
@@ -123,29 +127,42 @@ def main() -> None:
         lua.write_text(LUA)
         base_env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
         base_env["REFEREE_DRAIN_SECONDS"] = "0"
-        referee_env = dict(base_env, REFEREE_METRICS_BIND=f"127.0.0.1:{_free_port()}")  # metrics on, as deployed
-        runs = [
+        runs = [  # the referees with metrics on, as deployed (each its own metrics listener)
             ("echo", "bench.echo_app:create_app()", "/echo", base_env),
-            ("open", "service:create_app()", "/v1/games/schnapsen/moves", referee_env),
+            ("open", "service:create_app()", "/v1/games/schnapsen/moves",
+             dict(base_env, REFEREE_METRICS_BIND=f"127.0.0.1:{_free_port()}")),
             ("sealed", "service:create_app()", "/v1/games/schnapsen/moves",
-             dict(referee_env, REFEREE_SEAL_KEYS=os.environ["REFEREE_BENCH_SEAL_KEY"])),
+             dict(base_env, REFEREE_METRICS_BIND=f"127.0.0.1:{_free_port()}", REFEREE_SEAL_KEYS=os.environ["REFEREE_BENCH_SEAL_KEY"])),
         ]
-        results = {}
-        for name, app, path, env in runs:
-            port = _free_port()
-            proc = _serve(app, port, env, args.worker_class)
-            try:
+        servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+        rounds: list[dict[str, tuple[float, float, float, int]]] = []
+        try:
+            for name, app, path, env in runs:  # all three up at once; only one is loaded at a time
+                port = _free_port()
+                servers[name] = (_serve(app, port, env, args.worker_class), f"http://127.0.0.1:{port}{path}")
                 body, key = bodies[name]
-                _load(f"http://127.0.0.1:{port}{path}", body, key, 1, args.connections, lua)  # warm-up, discarded
-                results[name] = _load(f"http://127.0.0.1:{port}{path}", body, key, args.seconds, args.connections, lua)
-            finally:
+                _load(servers[name][1], body, key, 1, args.connections, lua)  # warm-up, discarded
+            for _ in range(args.rounds):  # alternating: a slow spell of the machine hits every endpoint alike
+                measured = {}
+                for name in servers:
+                    body, key = bodies[name]
+                    measured[name] = _load(servers[name][1], body, key, args.seconds, args.connections, lua)
+                rounds.append(measured)
+        finally:
+            for proc, _ in servers.values():
                 proc.send_signal(signal.SIGTERM)
+            for proc, _ in servers.values():
                 proc.wait(timeout=15)
-    echo_rps, _, echo_p99, _ = results["echo"]
-    print(f"{'endpoint':<10}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'vs echo':>9}{'p99 x':>7}")
-    for name, (rps, p50, p99, bad) in results.items():
-        print(f"{name:<10}{rps:>10,.0f}{p50:>9.2f}{p99:>9.2f}{bad:>8}{rps / echo_rps:>9.0%}{p99 / echo_p99:>7.1f}")
-
+    print(f"{'round':<7}{'endpoint':<10}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'vs echo':>9}{'p99 x':>7}")
+    ratios: dict[str, list[tuple[float, float]]] = {name: [] for name in servers}
+    for i, measured in enumerate(rounds, 1):
+        echo_rps, _, echo_p99, _ = measured["echo"]
+        for name, (rps, p50, p99, bad) in measured.items():
+            ratios[name].append((rps / echo_rps, p99 / echo_p99))
+            print(f"{i:<7}{name:<10}{rps:>10,.0f}{p50:>9.2f}{p99:>9.2f}{bad:>8}{rps / echo_rps:>9.0%}{p99 / echo_p99:>7.1f}")
+    print(f"median of {len(rounds)} rounds: " + ", ".join(
+        f"{name} {statistics.median(r for r, _ in pairs):.0%} of the echo (p99 {statistics.median(q for _, q in pairs):.1f}x)"
+        for name, pairs in ratios.items() if name != "echo"))
 
 if __name__ == "__main__":
     main()
