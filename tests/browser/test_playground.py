@@ -326,6 +326,26 @@ def test_partnerships_are_teams_and_money_is_in_view(page: Page) -> None:
     assert p.locator("#felt .seat .money.balances").count() == 3
 
 
+def test_a_new_game_counts_as_started_only_once_it_is_drawn(page: Page) -> None:
+    """The page counts a started game (``body[data-games]``, what ``start`` waits for) once the new
+    game is on the table, not when its first answer arrives: the seats' views come back later, and
+    a reader who went by the count saw the previous game's facts (a loaded CI machine did)."""
+    p = page.open()
+    start(p, game="yukon", players=4, seed=3)
+    assert "Pot" not in p.inner_text("#facts-strip")
+
+    # the seats' views of a new game arrive half a second late (delayed in the page itself: a
+    # Playwright route handler would hold up the test's own waits as well)
+    p.evaluate("""() => {
+        const send = window.fetch;
+        window.fetch = (url, init) => /[/]new[?]as=[0-9]+$/.test(String(url))
+            ? new Promise((done) => setTimeout(done, 500)).then(() => send(url, init))
+            : send(url, init);
+    }""")
+    start(p, game="bragging", players=3, seed=3)
+    assert "Bragging" in p.inner_text("#status-line") and "Pot" in p.inner_text("#facts-strip")
+
+
 def test_sealed_mode_plays_with_tokens_and_keys(sealed_page: Page) -> None:
     p = sealed_page.open()
     assert p.inner_text("#mode") == "sealed mode"
