@@ -28,7 +28,8 @@ import pytest
 from service import create_app
 from service.engines import ENGINES
 
-pytestmark = pytest.mark.slow
+# one worker runs the file, so each module-scoped generation runs once
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generators")]
 
 REPO = Path(__file__).resolve().parents[1]
 SPEC = REPO / "openapi.yaml"
