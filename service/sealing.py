@@ -5,8 +5,10 @@ Tokens are Fernet tokens (AES-128-CBC and HMAC-SHA256, the published format that
 key, so keys rotate. ``FernetKeys`` writes and reads that format itself, with ``cryptography``'s AES
 and the standard library's HMAC, and with ``pybase64`` for the base64 steps: a token grows with its
 match (it carries the record), and the standard library's base64 was most of a sealed move's
-per-byte cost (README "Fair play"). The suite checks both directions against ``cryptography.fernet``. Seat keys are HMAC-SHA256 of the match's random id
-and the seat, under a key derived from each seal key, so a rotation keeps running matches playable.
+per-byte cost (README "Fair play"). The suite checks both directions against ``cryptography.fernet``.
+
+Seat keys are HMAC-SHA256 of the match's random id and the seat, under a key derived from each
+seal key, so a rotation keeps running matches playable.
 
 Besides the state, a token carries what only the service may know about its match (``Match``):
 the match secret that drives every deal (README "Fair play"), the time the match began (the
@@ -139,9 +141,9 @@ class Sealer:
     def __init__(self, keys: Sequence[str]) -> None:
         if not keys:
             raise ValueError("sealing needs at least one key")
+        for k in keys:
+            check_key(k)
         raw = [k.encode("ascii") for k in keys]
-        for k in raw:
-            Fernet(k)  # ValueError unless a Fernet key
         self.raw_keys = [base64.urlsafe_b64decode(k) for k in raw]
         self._fernet = FernetKeys(self.raw_keys)
         self._mac_keys = [hashlib.sha256(b"card-referee seat key\x00" + k).digest() for k in self.raw_keys]
