@@ -55,6 +55,7 @@ from referencing.jsonschema import DRAFT202012
 __all__ = [
     "SPEC",
     "SPEC_PATH",
+    "YAML_LOADER",
     "assert_conforms",
     "assert_problem",
     "documented_path",
@@ -65,9 +66,13 @@ __all__ = [
     "validator_for",
 ]
 
+YAML_LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""The safe YAML loader, libyaml's when present (about 5x faster): the suite's loader for the
+contract, the scenarios and the generated client's settings."""
+
 SPEC_PATH: Final = Path(__file__).resolve().parents[1] / "openapi.yaml"
 with SPEC_PATH.open(encoding="utf-8") as _f:
-    SPEC: Final[dict[str, Any]] = yaml.load(_f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    SPEC: Final[dict[str, Any]] = yaml.load(_f, Loader=YAML_LOADER)
 
 _BASE: Final = "urn:card-referee:openapi.yaml"
 

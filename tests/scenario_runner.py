@@ -23,12 +23,11 @@ from typing import Any
 
 import yaml
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~5x faster
-
 from service.cards import Card
 from service.engines import find
 from service.engines.base import IllegalMove, is_listed
 from service.schemas import SCHEMAS
+from tests.contract import YAML_LOADER
 
 __all__ = ["SCENARIO_ROOT", "game_ids", "load_scenarios", "run_engine", "run_http"]
 
@@ -52,7 +51,7 @@ def load_scenarios(game_id: str) -> list[tuple[str, dict[str, Any]]]:
     folder = SCENARIO_ROOT / game_id
     out = []
     for path in sorted(folder.glob("*.yaml")):
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=YAML_LOADER)
         if not isinstance(raw, dict) or "steps" not in raw:
             continue
         scenario = _resolve(folder, path.name, ())
@@ -64,7 +63,7 @@ def load_scenarios(game_id: str) -> list[tuple[str, dict[str, Any]]]:
 def _resolve(folder: Path, name: str, seen: tuple[str, ...]) -> dict[str, Any]:
     if name in seen:
         raise ValueError(f"scenario base cycle: {' -> '.join((*seen, name))}")
-    raw = yaml.load((folder / name).read_text(encoding="utf-8"), Loader=_YAML_LOADER)
+    raw = yaml.load((folder / name).read_text(encoding="utf-8"), Loader=YAML_LOADER)
     base_name = raw.pop("base", None)
     if base_name is None:
         raw.setdefault("players", 2)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~5x faster
+from tests.contract import YAML_LOADER
 
 from .conftest import Page, needs_browser
 from .helpers import (
@@ -39,7 +39,7 @@ pytestmark = [pytest.mark.browser, needs_browser]
 def _seed_bound(base: str) -> int:
     """The largest seed the contract allows, read from the served /openapi.yaml."""
     with urllib.request.urlopen(base + "/openapi.yaml", timeout=10) as r:
-        spec = yaml.load(r.read(), Loader=_YAML_LOADER)
+        spec = yaml.load(r.read(), Loader=YAML_LOADER)
     return int(spec["components"]["schemas"]["Seed"]["maximum"])
 
 

@@ -37,6 +37,8 @@ from typing import Any
 import httpx
 import yaml
 
+from tests.contract import YAML_LOADER
+
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi.yaml"
 PACKAGE = "card_referee_client"
@@ -107,7 +109,7 @@ def generate(out: Path) -> Generated:
         del sys.modules[name]
     package = importlib.import_module(PACKAGE) if (target / "__init__.py").exists() else types.ModuleType(PACKAGE)
     with SPEC_PATH.open(encoding="utf-8") as f:
-        spec = yaml.load(f, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        spec = yaml.load(f, Loader=YAML_LOADER)
     return Generated(out, package, proc.returncode, proc.stdout + proc.stderr, spec)
 
 
