@@ -1,7 +1,7 @@
 """``card-referee``: the service's command line (installed with the package).
 
     card-referee serve [gunicorn options...]   # gunicorn with service/gunicorn_conf.py
-    card-referee check-config                  # validate REFEREE_* settings, print the mode
+    card-referee check-config                  # validate REFEREE_* settings, load what serve loads, print the mode
 
 ``serve`` is exactly ``gunicorn -c python:service.gunicorn_conf 'service:create_app()'``, so a
 wheel installed anywhere serves like the checkout: the settings travel inside the package.
@@ -18,6 +18,11 @@ USAGE = "usage: card-referee serve [gunicorn options...] | card-referee check-co
 
 
 def _check_config() -> int:
+    """Validate the settings and load everything ``serve`` loads: the worker class and the app.
+
+    A missing dependency (the gevent worker's ``packaging``, say) fails here exactly as it would
+    fail ``serve``, instead of passing a check that proves nothing.
+    """
     from .config import Config, ConfigError
     from .gunicorn_conf import EX_CONFIG, settings
 
@@ -26,6 +31,19 @@ def _check_config() -> int:
         gunicorn = settings()
     except (ConfigError, ValueError) as exc:
         print(f"card-referee: configuration refused: {exc}", file=sys.stderr)
+        return EX_CONFIG
+    try:
+        from gunicorn.util import load_class
+
+        from . import create_app
+
+        load_class(gunicorn["worker_class"])
+        create_app()
+    except ConfigError as exc:
+        print(f"card-referee: configuration refused: {exc}", file=sys.stderr)
+        return EX_CONFIG
+    except (ImportError, RuntimeError) as exc:  # gunicorn's load_class reports an import failure as RuntimeError
+        print(f"card-referee: cannot load what serve needs: {exc}", file=sys.stderr)
         return EX_CONFIG
     print(f"card-referee: {cfg.mode} mode, bind {', '.join(gunicorn['bind'])}, {gunicorn['workers']} worker(s)")
     return 0

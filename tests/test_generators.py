@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib
 import json
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ import pytest
 
 from service import create_app
 from service.engines import ENGINES
+from tests.tools import tool_env, venv_tool
 
 # one worker runs the file, so each module-scoped generation runs once
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generators")]
@@ -41,10 +41,9 @@ def _prefix(game_id: str) -> str:
 
 
 def _tool(name: str) -> str:
-    found = shutil.which(name) or str(Path(sys.executable).with_name(name))
-    if not Path(found).exists():
-        pytest.skip(f"{name} is not installed (pip install '.[test]')")
-    return found
+    found = venv_tool(name)  # never the caller's PATH: README's command does not activate the venv
+    assert found, f"{name} is installed by the test extras (pip install -e '.[test]')"
+    return str(found)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +52,7 @@ def python_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Pa
     run = subprocess.run(
         [_tool("openapi-python-client"), "generate", "--path", str(SPEC), "--output-path", str(out),
          "--overwrite", "--config", str(CONFIG)],
-        capture_output=True, text=True, timeout=600, check=False,
+        capture_output=True, text=True, timeout=600, check=False, env=tool_env(),  # it runs ruff from PATH
     )
     yield out, run.stdout + run.stderr
     assert run.returncode == 0, run.stdout + run.stderr
@@ -104,7 +103,7 @@ def pydantic_models(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = subprocess.run(
         [_tool("datamodel-codegen"), "--input", str(SPEC), "--input-file-type", "openapi", "--output", str(out),
          "--output-model-type", "pydantic_v2.BaseModel", "--formatters", "ruff-format", "--use-annotated"],
-        capture_output=True, text=True, timeout=600, check=False,
+        capture_output=True, text=True, timeout=600, check=False, env=tool_env(),
     )
     assert run.returncode == 0, run.stdout + run.stderr
     return out

@@ -38,6 +38,7 @@ import httpx
 import yaml
 
 from tests.contract import YAML_LOADER
+from tests.tools import tool_env
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC_PATH = ROOT / "openapi.yaml"
@@ -101,7 +102,7 @@ def generate(out: Path) -> Generated:
     proc = subprocess.run(
         [sys.executable, "-m", "openapi_python_client", "generate", "--path", str(SPEC_PATH),
          "--config", str(config), "--meta", "none", "--output-path", str(target), "--overwrite"],
-        check=False, capture_output=True, text=True, timeout=300, cwd=out,
+        check=False, capture_output=True, text=True, timeout=300, cwd=out, env=tool_env(),  # it runs ruff from PATH
     )
     if str(out) not in sys.path:
         sys.path.insert(0, str(out))

