@@ -52,3 +52,21 @@ def test_every_engine_has_a_codec_and_the_uniform_interface() -> None:
         missing = [n for n in names if not hasattr(engine, n)]
         assert not missing, f"{game_id} lacks {missing}"
         assert (ROOT / "engines" / f"{game_id}.py").exists() and (ROOT / "schemas" / f"{game_id}.py").exists()
+
+
+# --- README's two commands and .ci/run (issue 20) -------------------------------------------------
+
+REPO = ROOT.parent
+
+
+def test_readme_gives_two_commands_first_and_ci_runs_the_second_scrubbed() -> None:
+    readme = (REPO / "README.md").read_text()
+    commands = [line for line in readme.splitlines() if line.startswith("python3 -m venv")]
+    section = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    assert commands[:2] == [line for line in section.splitlines() if line.startswith("python3 -m venv")]
+    assert commands[0].endswith("card-referee serve") and commands[1].endswith("-m pytest --durations=10")
+    ci = (REPO / ".ci" / "run").read_text()
+    # .ci/run reads command 2 out of README.md (so they cannot drift) and runs it under env -i
+    assert "grep -E '^python3 -m venv' README.md | sed -n 2p" in ci
+    assert 'scrubbed=(env -i HOME="$scratch/home" PATH="$scratch/bin:/usr/local/sbin:' in ci
+    assert '"${scrubbed[@]}" bash -c "$readme_command"' in ci.splitlines()[-1]
