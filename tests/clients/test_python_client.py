@@ -12,16 +12,32 @@ and are a whole match of the game as configured; the finished log is then judged
 
 from __future__ import annotations
 
+import importlib
 import random
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from tests.clients import strategy
-from tests.clients.pyclient import Generated, Table, camel, canonical, field_type, generate, model_classes, parse_typed, untyped
+from tests.clients.pyclient import (
+    PACKAGE,
+    Generated,
+    Table,
+    camel,
+    canonical,
+    field_type,
+    generate,
+    model_classes,
+    parse_typed,
+    untyped,
+)
 from tests.servers import Gunicorn
+from tests.tools import tool_env
 
 pytestmark = pytest.mark.xdist_group("clients")
 
@@ -246,3 +262,31 @@ def test_the_readme_example_runs_as_written(generated: Generated, servers: dict[
     )
     view = namespace["view_of"](sealed, 1)
     assert isinstance(view, namespace["SchnapsenEnvelope"]) and view.state.seat == 1 and view.legal_moves is not None
+
+
+def test_the_readme_example_passes_mypy_strict(generated: Generated, tmp_path: Path) -> None:
+    """The README's Python block, as printed, type-checks under ``mypy --strict`` against the
+    generated client (an integrator's first hour: the example must not teach a type error)."""
+    assert generated.returncode == 0, generated.output
+    example = tmp_path / "readme_example.py"
+    example.write_text(readme_python_example())
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--cache-dir", str(tmp_path / "cache"), str(example)],
+        cwd=tmp_path, env=tool_env({"MYPYPATH": str(generated.root)}), capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Success: no issues found in 1 source file" in done.stdout
+
+
+def test_an_empty_token_is_not_the_way_to_open_mode(generated: Generated, servers: dict[str, Gunicorn]) -> None:
+    """README and docs/wire.md say: in open mode a plain ``Client`` (cast), not an
+    ``AuthenticatedClient`` with an empty token, which httpx refuses before sending (``Bearer ``);
+    with the cast the same call works."""
+    package = generated.package
+    api = importlib.import_module(f"{PACKAGE}.api.schnapsen.new_schnapsen")
+    body = importlib.import_module(f"{PACKAGE}.models").SchnapsenNewRequest(seed=8)
+    empty = package.AuthenticatedClient(base_url=servers["open"].url, token="")
+    with pytest.raises(httpx.LocalProtocolError, match="Illegal header value"):
+        api.sync(client=empty, body=body)
+    envelope = api.sync(client=package.Client(base_url=servers["open"].url), body=body)
+    assert type(envelope).__name__ == "SchnapsenEnvelope"

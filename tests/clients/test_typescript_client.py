@@ -18,6 +18,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -41,6 +42,19 @@ def run(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.Complete
 
 
 README_MARKER = "<!-- the block below is type-checked by tests/clients/test_typescript_client.py"
+
+
+README_PROJECT = "<!-- package.json: the blocks from here to the TypeScript example"
+
+
+def readme_ts_project() -> dict[str, str]:
+    """The files README.md tells a TypeScript user to write: package.json, tsconfig.json, src/index.ts."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(README_PROJECT) :]
+    blocks = re.findall(r"```(json|sh|ts)\n(.*?)```", after[: after.index(README_MARKER) + 2000], re.DOTALL)
+    jsons = [body for kind, body in blocks if kind == "json"]
+    assert len(jsons) == 2, blocks
+    return {"package.json": jsons[0], "tsconfig.json": jsons[1], "src/index.ts": readme_ts_example()}
 
 
 def readme_ts_example() -> str:
@@ -111,6 +125,33 @@ def test_the_scripts_type_check_against_the_generated_types(ts_build: Build) -> 
     assert ts_build.check.returncode == 0, ts_build.check.stdout + ts_build.check.stderr
     assert ts_build.emit.returncode == 0, ts_build.emit.stdout + ts_build.emit.stderr
     assert (ts_build.work / "dist/play.js").exists()
+
+
+def test_the_readme_project_passes_tsc_strict_as_printed(
+    request: pytest.FixtureRequest, servers: dict[str, Gunicorn], tmp_path: Path,
+) -> None:
+    """README's TypeScript path, as printed: its package.json and tsconfig.json, its
+    ``npx openapi-typescript`` command against a live server's ``/openapi.yaml``, its example as
+    ``src/index.ts``, then ``tsc --strict --noEmit``. The packages are this suite's pinned ones
+    (package-lock.json) rather than whatever ``npm install`` would fetch today."""
+    if NODE is None or NPM is None:
+        pytest.skip("node and npm are not installed (CI machines have node 20 and npm)")
+    for name, body in readme_ts_project().items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(body)
+    json.loads((tmp_path / "package.json").read_text())  # both are valid JSON as printed
+    json.loads((tmp_path / "tsconfig.json").read_text())
+    (tmp_path / "node_modules").symlink_to(_node_modules(request, tmp_path))
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    (command,) = [line for line in readme.splitlines() if line.startswith("npx openapi-typescript ")]
+    args = command.split()[2:]
+    args = [a.replace("http://127.0.0.1:8000", servers["open"].url) for a in args]
+    bin_ = tmp_path / "node_modules" / ".bin"
+    generated = run([str(bin_ / "openapi-typescript"), *args], tmp_path)
+    assert generated.returncode == 0, generated.stdout + generated.stderr
+    assert (tmp_path / "src" / "referee.d.ts").stat().st_size > 0
+    checked = run([str(bin_ / "tsc"), "--strict", "--noEmit", "-p", "."], tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 @pytest.mark.parametrize("mode", ["open", "sealed"])
