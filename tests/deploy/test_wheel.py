@@ -37,7 +37,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tmp = tmp_path_factory.mktemp("wheel")
     src = tmp / "src"
     src.mkdir()
-    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "openapi.yaml"):
+    for name in ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "openapi.yaml"):
         shutil.copyfile(ROOT / name, src / name)
     shutil.copytree(ROOT / "service", src / "service", ignore=shutil.ignore_patterns("__pycache__", "_bundled"), symlinks=True)
     if (ROOT / "docs" / "rules").is_dir():
@@ -56,8 +56,11 @@ def test_the_wheel_carries_the_contract_rules_and_settings_as_real_files(wheel: 
         entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
         assert "card-referee = service.cli:main" in zf.read(entry_points).decode()
         metadata = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+        (licence,) = [n for n in names if n.endswith((".dist-info/LICENSE", ".dist-info/licenses/LICENSE"))]
+        assert zf.read(licence) == (ROOT / "LICENSE").read_bytes()
     assert "service/gunicorn_conf.py" in names and "service/gunicorn_worker.py" in names
     assert "Requires-Python: >=3.11\n" in metadata
+    assert "License: Apache-2.0\n" in metadata
     rules = sorted(p.name for p in (ROOT / "docs" / "rules").glob("*.md")) if (ROOT / "docs" / "rules").is_dir() else []
     assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("service/_bundled/rules/")) == rules
 
