@@ -58,7 +58,9 @@ def hidden_cards_shown(app: Flask, path: str, query_as: str | None, request_json
     envelope = body.get("final") if endpoint == "replay" else body
     if not isinstance(envelope, dict) or "state" not in envelope:
         return set()
-    viewer = _seat(query_as)
+    follow = query_as == "to_move"  # the viewer is the seat the answer names (its single to_move), else public
+    seat = envelope["state"].get("seat") if isinstance(envelope["state"], dict) else None
+    viewer = (seat if isinstance(seat, int) else None) if follow else _seat(query_as)
     sealed = app.extensions["referee.sealer"] is not None
     before = after = None
     request_json = request_json if isinstance(request_json, dict) else {}
@@ -66,7 +68,7 @@ def hidden_cards_shown(app: Flask, path: str, query_as: str | None, request_json
         after = _unseal(app, game, envelope.get("token"))
         if endpoint == "moves":
             before = _unseal(app, game, request_json.get("token"))
-    elif viewer is not None and endpoint in ("state", "moves"):
+    elif (viewer is not None or follow) and endpoint in ("state", "moves"):
         try:
             before = codec.load_state(request_json["state"])
             after = before
@@ -75,7 +77,7 @@ def hidden_cards_shown(app: Flask, path: str, query_as: str | None, request_json
                 after = engine.apply(before, codec.load_move(request_json["move"], players))
         except Exception:  # noqa: BLE001 - a NextDeal without a deck etc.: the service filled it, we can't
             return set()
-    if after is None or (viewer is None and not sealed):
+    if after is None or (viewer is None and not sealed and not follow):
         return set()
     options = getattr(after, "options", engine.Options())
     pack_names = frozenset(str(c) for c in engine.pack(options, engine.players(after)))

@@ -207,7 +207,7 @@ def test_every_endpoint_is_documented() -> None:
 
 
 def test_parameters() -> None:
-    """docs/wire.md: ``as`` on new, moves, state, replay (a seat of that game); X-Seat-Key as the
+    """docs/wire.md: ``as`` on new, moves, state, replay (a seat of that game, or ``to_move``); X-Seat-Key as the
     optional ``SeatKey`` security of every game operation; X-Request-ID on every operation."""
     assert SPEC["components"]["securitySchemes"]["SeatKey"] == {
         **SPEC["components"]["securitySchemes"]["SeatKey"], "type": "apiKey", "in": "header", "name": "X-Seat-Key"}
@@ -223,8 +223,8 @@ def test_parameters() -> None:
         assert ("game_id" in names) == ("{game_id}" in path), path
         if "as" in names:
             seats = max(ENGINES[game].PLAYER_COUNTS)
-            assert next(p for p in params if p["name"] == "as")["schema"] == {
-                "type": "integer", "minimum": 0, "maximum": seats - 1}, path
+            assert next(p for p in params if p["name"] == "as")["schema"] == {"oneOf": [
+                {"type": "integer", "minimum": 0, "maximum": seats - 1}, {"type": "string", "enum": ["to_move"]}]}, path
     assert SCHEMAS["GameId"]["enum"] == list(ENGINES)
 
 

@@ -142,6 +142,7 @@ class Table:
         self.match = match
         self.who = who  # sealed mode: the seat (or TABLE) whose X-Seat-Key came with the request
         self.viewer: Seat | None = None
+        self.follow_turn = False  # ?as=to_move: the viewer is the seat to move once the request is done
         self.replayed = False
         self._filled_deck = False
 
@@ -233,9 +234,22 @@ class Table:
         return table
 
     def view_as(self) -> None:
-        """Answer as the ``?as=`` seat: 422 invalid_player when it names no seat; sealed: its key."""
+        """Answer as the ``?as=`` seat: 422 invalid_player when it names no seat; sealed: its key.
+
+        ``as=to_move`` (a relaying host's one round trip): the answer is the view of the seat to
+        move *after* the request, resolved in ``answer``; the public view when no single seat is to
+        move (finished, or several seats may act). Sealed mode: the table key only, since the seat
+        it names is not known before the move.
+        """
         raw = request.args.get("as")
         if raw is None:
+            return
+        if raw == "to_move":
+            if self.sealed and self.who != TABLE:
+                if not request.headers.get("X-Seat-Key"):
+                    raise ApiError(403, "seat_key_required", "as=to_move needs the table key in X-Seat-Key.")
+                raise ApiError(403, "bad_seat_key", "as=to_move needs the table key: a seat's key views only that seat.")
+            self.follow_turn = True
             return
         n = self.engine.players(self.state)
         if not (raw.isascii() and raw.isdigit() and len(raw) <= 3) or not 0 <= int(raw) < n:
@@ -359,7 +373,11 @@ class Table:
         """The envelope for this table's state as ``self.viewer`` may see it; sealed mode adds the
         padded token, ``fairness`` and, once finished, the signed ``record`` (and on ``new`` the keys)."""
         sealer = _sealer()
-        env = envelope(self.engine, self.codec, self.state, events, self.viewer, sealer, None, seal=False)
+        if self.follow_turn:
+            movers = self.engine.to_move(self.state)
+            self.viewer = next(iter(movers)) if len(movers) == 1 else None
+        public = self.follow_turn and self.viewer is None  # as=to_move never answers the full state
+        env = envelope(self.engine, self.codec, self.state, events, self.viewer, sealer, None, seal=False, public=public)
         if sealer is None or self.match is None:
             return env
         engine, state, match = self.engine, self.state, self.match
