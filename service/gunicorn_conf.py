@@ -11,7 +11,8 @@ Every setting comes from the environment; the defaults suit one machine or one c
 | REFEREE_METRICS_BIND         | (none)                  | the metrics listener (``/metrics`` only); none = off  |
 | REFEREE_WORKERS              | 2 x usable CPUs         | worker processes (affinity and cgroup v1/v2 quota)    |
 | REFEREE_WORKER_CONNECTIONS   | 1000                    | connections one worker holds at once                  |
-| REFEREE_TIMEOUT              | 30                      | seconds a socket read/write or a silent worker may take |
+| REFEREE_TIMEOUT              | 30                      | seconds a socket read/write or a silent worker may take;|
+|                              |                         | the whole body must arrive within it after the head   |
 | REFEREE_KEEPALIVE            | 5                       | seconds to send a request's head; idle keep-alive     |
 | REFEREE_DRAIN_SECONDS        | 5                       | after SIGTERM: serving on, /readyz 503, then stop     |
 | REFEREE_GRACEFUL_TIMEOUT     | 25                      | then: seconds in-flight requests get to finish        |

@@ -1,9 +1,17 @@
 """The gunicorn worker class of Card Referee: gevent's, so slow clients cost a greenlet, not a worker.
 
 Every connection gets its own greenlet (up to ``worker_connections`` per worker), so a client that
-trickles its request holds only that greenlet: it has ``keepalive`` seconds to send its request
-line and headers, and each read or write on its socket waits at most ``timeout`` seconds. The
-rules engines are CPU-bound and quick; a request runs from start to end without yielding.
+trickles its request holds only that greenlet, and never for long:
+
+- **head**: ``keepalive`` seconds (``REFEREE_KEEPALIVE``) to send the request line and headers,
+  and as long between two requests on one connection (gunicorn's own deadline);
+- **body**: ``timeout`` seconds (``REFEREE_TIMEOUT``) after the head, in total, however the body
+  trickles (``service.server.body_deadline``); past it the read fails, the app answers 400
+  ``body_timeout`` and the connection closes;
+- **any read or write**: at most ``timeout`` seconds (gunicorn's gevent worker would make the
+  socket blocking again, without a timeout, so this worker does not call its ``handle``).
+
+The rules engines are CPU-bound and quick; a request runs from start to end without yielding.
 
 On stop (SIGTERM from the master once the drain period is over) the worker stops accepting, takes
 every connection still queued on the listening socket (the master has already made the socket
@@ -21,9 +29,10 @@ import gevent
 import gunicorn.util
 from gevent.pool import Pool
 from gevent.server import StreamServer
+from gunicorn.workers.base_async import AsyncWorker
 from gunicorn.workers.ggevent import GeventWorker
 
-from .server import write_problem
+from .server import body_deadline, write_problem
 
 __all__ = ["RefereeWorker"]
 
@@ -36,8 +45,14 @@ class RefereeWorker(GeventWorker):  # type: ignore[misc]
         super().init_process()
 
     def handle(self, listener: Any, client: Any, addr: Any) -> None:
-        client.settimeout(self.cfg.timeout)  # no single read or write waits longer than this
-        super().handle(listener, client, addr)
+        # No single read or write waits longer than ``timeout``. GeventWorker.handle would set the
+        # socket blocking (no timeout at all) before going on to AsyncWorker.handle: skip it.
+        client.settimeout(self.cfg.timeout or None)
+        AsyncWorker.handle(self, listener, client, addr)
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        with body_deadline(req, self.cfg.timeout):  # the whole body within ``timeout`` of its head
+            return super().handle_request(listener_name, req, sock, addr)
 
     def handle_exit(self, sig: int, frame: Any) -> None:
         readiness = getattr(getattr(self, "wsgi", None), "extensions", {}).get("referee.readiness")

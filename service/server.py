@@ -7,6 +7,8 @@
   period, then stop new connections at the socket (``refuse_new_connections``) and let gunicorn's
   graceful stop run, while each worker takes every connection already queued before it closes
   its copy of the listener (``service.gunicorn_worker``);
+- ``body_deadline``: the body of a request must arrive within a total deadline after its head,
+  whether it stops or trickles (``service.gunicorn_worker`` applies it to every request);
 - ``write_problem``: gunicorn's own refusals (a malformed request line, too long a URI, too many
   or too large header fields) as ``application/problem+json`` instead of an HTML page.
 """
@@ -21,11 +23,15 @@ import signal
 import socket
 import struct
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DRAIN", "SharedFlag", "install_drain", "refuse_new_connections", "usable_cpus", "write_problem"]
+__all__ = [
+    "DRAIN", "BodyDeadline", "SharedFlag", "body_deadline", "install_drain", "refuse_new_connections", "usable_cpus",
+    "write_problem",
+]
 
 
 # --- CPUs ------------------------------------------------------------------------------------
@@ -200,6 +206,58 @@ def install_drain(arbiter: Any, seconds: float) -> None:
     arbiter.handle_term = handle_term
     arbiter.murder_workers = murder_workers
     arbiter.reap_workers = reap_workers
+
+
+# --- a total deadline for a request's body ----------------------------------------------------
+
+
+class BodyDeadline:
+    """Stands in for a connection's socket while one request's body is read: each ``recv`` waits
+    at most what is left of ``seconds`` (counted from this object's creation, the end of the
+    request's head), so a body that stops, or trickles a byte at a time, ends in ``TimeoutError``
+    once the deadline has passed, however many reads it took. Everything else is the socket's."""
+
+    def __init__(self, sock: Any, seconds: float) -> None:
+        self._sock = sock
+        self.seconds = seconds
+        self.deadline = time.monotonic() + seconds
+
+    def _late(self) -> TimeoutError:
+        return TimeoutError(f"the request body did not arrive within {self.seconds:g} s of its head")
+
+    def recv(self, size: int, *flags: int) -> bytes:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._late()
+        before = self._sock.gettimeout()
+        self._sock.settimeout(remaining if before is None else min(before, remaining))
+        try:
+            return self._sock.recv(size, *flags)  # type: ignore[no-any-return]
+        except TimeoutError:
+            raise self._late() from None
+        finally:
+            self._sock.settimeout(before)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+@contextmanager
+def body_deadline(req: Any, seconds: float) -> Iterator[None]:
+    """While the block runs, gunicorn's request ``req`` reads its body under ``BodyDeadline``
+    (through the connection's unreader, which also holds what was read ahead with the head). The
+    socket itself comes back afterwards, for the next request's head (which has its own deadline,
+    ``keepalive``). ``seconds`` 0 or less: no deadline."""
+    unreader: Any = getattr(req, "unreader", None)
+    sock = getattr(unreader, "sock", None)
+    if seconds <= 0 or sock is None or not hasattr(sock, "recv"):
+        yield
+        return
+    unreader.sock = BodyDeadline(sock, seconds)
+    try:
+        yield
+    finally:
+        unreader.sock = sock
 
 
 # --- gunicorn's own refusals as problems -------------------------------------------------------

@@ -7,6 +7,13 @@ Every limit here keeps the cost of a refused body below the cost of a few accept
   64 KiB, ``replay`` 1 MiB by default. A ``Content-Length`` over the limit is refused before
   anything is read; a chunked body is read only up to the limit plus one byte, so a longer one is
   refused (413 ``body_too_large``) rather than cut.
+- **Framing**: a body is processed only when all of it arrived. Fewer bytes than its
+  ``Content-Length``, or a chunked body without its last chunk, when the client ends its side of
+  the connection: 400 ``body_incomplete``. A body not all there within the server's body deadline
+  (``REFEREE_TIMEOUT`` after the head, ``service.server.body_deadline``): 400 ``body_timeout``.
+  Malformed chunked framing (a chunk size that is not hex, no CRLF after a chunk, a bad chunk
+  extension, too many or malformed trailer fields): 400 ``bad_framing``. gunicorn closes the
+  connection after each of them.
 - **Numbers**: every integer lies in ±(2^53 − 1) (RFC 7493, I-JSON), so JavaScript clients read
   and send back every value unchanged; ``NaN`` and ``Infinity`` are not JSON.
 - **Shape**: at most ``MAX_DEPTH`` levels of nesting, one array or object per 32 bytes of the limit and
@@ -20,6 +27,7 @@ import re
 from typing import Any, Final
 
 from flask import current_app, request
+from gunicorn.http.errors import ChunkMissingTerminator, NoMoreData, ParseException
 from marshmallow import Schema
 
 from .. import jsonio
@@ -144,15 +152,43 @@ def _read(limit: int) -> bytes:
         return b""
     parts: list[bytes] = []
     got = 0
-    while got < wanted:
-        part = stream.read(min(_READ_CHUNK, wanted - got))
-        if not part:
-            break
-        parts.append(part)
-        got += len(part)
+    try:
+        while got < wanted:
+            part = stream.read(min(_READ_CHUNK, wanted - got))
+            if not part:
+                break
+            parts.append(part)
+            got += len(part)
+    except Exception as exc:
+        refusal = _unreadable(exc)
+        if refusal is None:
+            raise
+        raise refusal from None
     if got > limit:
         raise _too_large(limit)
+    if length_text and got < wanted:
+        raise _incomplete(f"{got} of the {wanted} bytes of its Content-Length arrived")
     return b"".join(parts)
+
+
+def _incomplete(what: str) -> ApiError:
+    detail = f"The request body ended before all of it was sent ({what}); it was not processed."
+    return ApiError(400, "body_incomplete", detail)
+
+
+def _unreadable(exc: Exception) -> ApiError | None:
+    """The refusal for an error the server raised while reading the body; None when a client
+    cannot cause it (then it stays what it is: the service's fault, a 500)."""
+    if isinstance(exc, TimeoutError):  # the body deadline (or one read's timeout) passed
+        return ApiError(400, "body_timeout", f"The request body did not arrive in time: {exc}; it was not processed.")
+    if isinstance(exc, NoMoreData) or (isinstance(exc, ChunkMissingTerminator) and len(exc.term or b"") < 2):
+        return _incomplete("the connection ended inside its chunked framing")
+    if isinstance(exc, ConnectionError):  # reset by the client
+        return _incomplete("the connection was reset")
+    if isinstance(exc, ParseException):  # InvalidChunkSize, ChunkMissingTerminator, InvalidChunkExtension, trailers…
+        detail = f"The chunked framing of the request body is malformed: {str(exc)[:200]}."
+        return ApiError(400, "bad_framing", detail)
+    return None
 
 
 def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
