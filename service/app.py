@@ -4,6 +4,7 @@ the API listener and the metrics listener."""
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -116,7 +117,17 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
 
     @app.get("/readyz")
     def readyz() -> Response:
+        """Ready once warmed up and not draining, and (sealed, with a ledger) while the ledger
+        answers a ping within ``ledger.PING_TIMEOUT``: 503 ``{"status": "ledger_unavailable",
+        "reason": ...}`` otherwise, so a load balancer sends no sealed moves that would be refused."""
         phase = readiness.phase
+        if phase == "ready":
+            from .api.table import fair_play
+
+            reason = fair_play().unreachable()
+            if reason is not None:
+                body = {"status": "ledger_unavailable", "mode": mode, "reason": reason}
+                return Response(json.dumps(body), status=503, mimetype="application/json")
         status = 200 if phase == "ready" else 503
         return Response(f'{{"status":"{phase}","mode":"{mode}"}}', status=status, mimetype="application/json")
 

@@ -141,7 +141,9 @@ class Config:
 
     Fair play (README "Fair play"): ``signing_keys``: base64url Ed25519 private keys, newest first,
     that sign match records and verdicts (``REFEREE_SIGNING_KEYS``; default: derived from the seal
-    keys). ``ledger_url``: the rewind guard's store, ``redis://host:port/db`` or ``sqlite:///path``
+    keys). ``retired_signing_keys``: base64url Ed25519 *public* keys of signing keys taken out of
+    service, still published and still verifying what they signed, never signing
+    (``REFEREE_RETIRED_SIGNING_KEYS``; default none). ``ledger_url``: the rewind guard's store, ``redis://host:port/db`` or ``sqlite:///path``
     (``REFEREE_LEDGER_URL``; default none). ``ledger_ttl``: seconds a match's ledger entry lives
     after its last move (``REFEREE_LEDGER_TTL``, default one week).
     """
@@ -162,6 +164,7 @@ class Config:
     cors_origins: tuple[str, ...] = ()
     metrics_port: int | None = None
     signing_keys: tuple[str, ...] = ()
+    retired_signing_keys: tuple[str, ...] = ()
     ledger_url: str | None = None
     ledger_ttl: int = 7 * 24 * 3600
 
@@ -223,10 +226,11 @@ class Config:
 
 
 def _fair_play(env: Mapping[str, str], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """``REFEREE_SIGNING_KEYS``, ``REFEREE_LEDGER_URL``, ``REFEREE_LEDGER_TTL`` (overrides:
-    ``SIGNING_KEYS``, ``LEDGER_URL``, ``LEDGER_TTL``), checked."""
+    """``REFEREE_SIGNING_KEYS``, ``REFEREE_RETIRED_SIGNING_KEYS``, ``REFEREE_LEDGER_URL``,
+    ``REFEREE_LEDGER_TTL`` (overrides: ``SIGNING_KEYS``, ``RETIRED_SIGNING_KEYS``, ``LEDGER_URL``,
+    ``LEDGER_TTL``), checked."""
     from .ledger import check_url
-    from .records import parse_signing_key
+    from .records import parse_public_key, parse_signing_key
 
     signing = overrides.get("SIGNING_KEYS", env.get("REFEREE_SIGNING_KEYS", ""))
     if isinstance(signing, str):
@@ -236,6 +240,16 @@ def _fair_play(env: Mapping[str, str], overrides: Mapping[str, Any]) -> dict[str
             parse_signing_key(key)
         except ValueError:
             raise ConfigError(f"REFEREE_SIGNING_KEYS entry {i} is not a base64url Ed25519 private key (32 bytes)") from None
+    retired = overrides.get("RETIRED_SIGNING_KEYS", env.get("REFEREE_RETIRED_SIGNING_KEYS", ""))
+    if isinstance(retired, str):
+        retired = _split_keys(retired)
+    for i, key in enumerate(retired):
+        try:
+            parse_public_key(key)
+        except ValueError:
+            raise ConfigError(
+                f"REFEREE_RETIRED_SIGNING_KEYS entry {i} is not a base64url Ed25519 public key (32 bytes, a JWK's x)"
+            ) from None
     url = overrides.get("LEDGER_URL", env.get("REFEREE_LEDGER_URL", "")) or None
     if url is not None:
         problem = check_url(str(url))
@@ -248,4 +262,4 @@ def _fair_play(env: Mapping[str, str], overrides: Mapping[str, Any]) -> dict[str
         raise ConfigError(f"REFEREE_LEDGER_TTL must be an integer number of seconds, not {raw_ttl!r}") from None
     if not 60 <= ttl <= 366 * 24 * 3600:
         raise ConfigError("REFEREE_LEDGER_TTL must be between 60 seconds and 366 days")
-    return {"signing_keys": tuple(signing), "ledger_url": None if url is None else str(url), "ledger_ttl": ttl}
+    return {"signing_keys": tuple(signing), "retired_signing_keys": tuple(retired), "ledger_url": None if url is None else str(url), "ledger_ttl": ttl}

@@ -1,82 +1,172 @@
 """The rewind guard: each sealed match's latest ``seq`` in a real store (``REFEREE_LEDGER_URL``).
 
 ``redis://host:port/db`` keeps it in a Redis server (several instances); ``sqlite:///path`` in a
-SQLite file (one machine, all its workers). ``advance(match, seq)`` is one atomic compare-and-set:
-it moves the match from ``seq`` to ``seq + 1`` and answers True, or answers False when the ledger
-knows a different latest ``seq`` (the token is superseded). An unknown match counts as current
-(a match begun before the ledger was turned on, or whose entry expired). Entries expire
-``REFEREE_LEDGER_TTL`` seconds after their last move, so the store stays bounded. Any failure to
-reach the store raises ``LedgerUnavailable``: the service then refuses, never accepts silently.
+SQLite file (one machine, all its workers).
+
+The store has an **epoch**: a random id written into the store the first time a match is
+registered there, and never again. ``register(match, seq)`` records a match that begins (``new``,
+or a sealed ``replay``) and answers the epoch, which the match's token carries from then on. Every
+later use names that epoch: ``check(epoch, match, seq)`` reads and ``advance(epoch, match, seq)``
+compares-and-sets atomically (it moves the match from ``seq`` to ``seq + 1``). Each answers
+
+- ``CURRENT``: ``seq`` is the match's latest (``advance``: and the move is now recorded);
+- ``SUPERSEDED``: the ledger holds a different latest ``seq`` (an older token);
+- ``LOST``: the store's epoch is not the token's (the store came back empty, was flushed or
+  replaced: it forgot every match), or the store does not hold this match although the token says
+  it was registered (the entry was lost, evicted, or expired ``REFEREE_LEDGER_TTL`` seconds after
+  the match's last move). Nothing in the store can tell a lost entry from a forgotten one, so both
+  are refused: a match the ledger does not know is never taken as current.
+
+A token without an epoch (sealed before its match was ever registered: before this format, or
+while no ledger was configured) is current only when the store holds its match at exactly its
+``seq``; else ``LOST``. Any failure to reach the store raises ``LedgerUnavailable``: the service then
+refuses, never accepts silently. ``ping()`` is the readiness probe's cheap round trip.
+
+What no referee can detect: a store that comes back with *older* data (a snapshot restored, a
+replica that lagged, writes lost in the operating system's cache) holds older ``seq``s under the
+same epoch, and the tokens of those ``seq``s look current again. README "Fair play" says what the
+store must guarantee (Redis: AOF with ``appendfsync always``) and what an operator does after a loss.
 """
 
 from __future__ import annotations
 
+import secrets
 import sqlite3
 import threading
 import time
 import urllib.parse
 from typing import Any, Final, Protocol
 
-__all__ = ["DEFAULT_TTL", "Ledger", "LedgerUnavailable", "RedisLedger", "SqliteLedger", "check_url", "open_ledger"]
+__all__ = [
+    "CURRENT",
+    "DEFAULT_TTL",
+    "LOST",
+    "SUPERSEDED",
+    "Ledger",
+    "LedgerUnavailable",
+    "RedisLedger",
+    "SqliteLedger",
+    "check_url",
+    "new_epoch",
+    "open_ledger",
+]
 
 DEFAULT_TTL: Final = 7 * 24 * 3600
 """Seconds a match's entry lives after its last move (one week)."""
 TIMEOUT: Final = 2.0
 """Seconds a request waits for the store before answering 503 ``ledger_unavailable``."""
+PING_TIMEOUT: Final = 1.0
+"""Seconds the readiness probe waits for the store."""
+
+CURRENT: Final = "current"
+SUPERSEDED: Final = "superseded"
+LOST: Final = "lost"
 
 
 class LedgerUnavailable(Exception):
     """The ledger could not be read or written."""
 
 
+def new_epoch() -> str:
+    """A fresh epoch id (128 random bits, URL-safe)."""
+    return secrets.token_urlsafe(16)
+
+
 class Ledger(Protocol):
-    def current(self, match_id: str, seq: int) -> bool:
-        """Whether ``seq`` is the latest the ledger knows for the match (or the match is unknown)."""
+    def register(self, match_id: str, seq: int) -> str:
+        """Record a match that begins at ``seq``; the store's epoch (created on first use)."""
 
-    def advance(self, match_id: str, seq: int) -> bool:
-        """Atomically move the match from ``seq`` to ``seq + 1``; False if ``seq`` is not current."""
+    def check(self, epoch: str | None, match_id: str, seq: int) -> str:
+        """``CURRENT``, ``SUPERSEDED`` or ``LOST`` for a token of ``epoch`` at ``seq``."""
+
+    def advance(self, epoch: str | None, match_id: str, seq: int) -> str:
+        """As ``check``, and on ``CURRENT`` atomically moves the match to ``seq + 1``."""
+
+    def epoch(self) -> str | None:
+        """The store's epoch (None before the first match was registered)."""
+
+    def ping(self) -> None:
+        """Raise LedgerUnavailable unless the store answers (within ``PING_TIMEOUT``)."""
 
 
-_LUA_ADVANCE: Final = """
-local v = redis.call('GET', KEYS[1])
-if v and tonumber(v) ~= tonumber(ARGV[1]) then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'EX', ARGV[3])
+# Redis: KEYS[1] the epoch key, KEYS[2] the match's key. Results: 1 current, 0 superseded, -1 lost.
+_LUA_REGISTER: Final = """
+local e = redis.call('GET', KEYS[1])
+if not e then redis.call('SET', KEYS[1], ARGV[1]); e = ARGV[1] end
+redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+return e
+"""
+_LUA_CHECK: Final = """
+if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+local v = redis.call('GET', KEYS[2])
+if not v then return -1 end
+if tonumber(v) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] then redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4]) end
 return 1
 """
+_RESULTS: Final = {1: CURRENT, 0: SUPERSEDED, -1: LOST}
 
 
 class RedisLedger:
-    """The ledger in Redis: one key per match, ``card-referee:seq:<match id>``, set by a Lua script."""
+    """The ledger in Redis: ``card-referee:epoch`` (no expiry), and one key per match,
+    ``card-referee:seq:<match id>``; every operation is one Lua script (atomic, one round trip)."""
+
+    EPOCH_KEY: Final = "card-referee:epoch"
 
     def __init__(self, url: str, ttl: int) -> None:
         import redis
 
         self._ttl = ttl
         self._client = redis.Redis.from_url(url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, retry_on_timeout=False)
-        self._advance = self._client.register_script(_LUA_ADVANCE)
+        self._probe = redis.Redis.from_url(url, socket_timeout=PING_TIMEOUT, socket_connect_timeout=PING_TIMEOUT, retry_on_timeout=False)
+        self._register = self._client.register_script(_LUA_REGISTER)
+        self._check = self._client.register_script(_LUA_CHECK)
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
 
     @staticmethod
     def _key(match_id: str) -> str:
         return f"card-referee:seq:{match_id}"
 
-    def current(self, match_id: str, seq: int) -> bool:
+    def register(self, match_id: str, seq: int) -> str:
         try:
-            value = self._client.get(self._key(match_id))
+            epoch = self._register(keys=[self.EPOCH_KEY, self._key(match_id)], args=[new_epoch(), seq, self._ttl])
         except self._errors as exc:
             raise LedgerUnavailable(str(exc)) from None
-        return value is None or int(value) == seq
+        return epoch.decode("ascii") if isinstance(epoch, bytes) else str(epoch)
 
-    def advance(self, match_id: str, seq: int) -> bool:
+    def _run(self, epoch: str | None, match_id: str, args: list[Any]) -> str:
         try:
-            return bool(self._advance(keys=[self._key(match_id)], args=[seq, seq + 1, self._ttl]))
+            result = self._check(keys=[self.EPOCH_KEY, self._key(match_id)], args=[epoch or "", *args])
+        except self._errors as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        return _RESULTS[int(result)]
+
+    def check(self, epoch: str | None, match_id: str, seq: int) -> str:
+        return self._run(epoch, match_id, [seq])
+
+    def advance(self, epoch: str | None, match_id: str, seq: int) -> str:
+        return self._run(epoch, match_id, [seq, seq + 1, self._ttl])
+
+    def epoch(self) -> str | None:
+        try:
+            value = self._client.get(self.EPOCH_KEY)
+        except self._errors as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        if value is None:
+            return None
+        return value.decode("ascii") if isinstance(value, bytes) else str(value)
+
+    def ping(self) -> None:
+        try:
+            self._probe.ping()
         except self._errors as exc:
             raise LedgerUnavailable(str(exc)) from None
 
 
 class SqliteLedger:
-    """The ledger in a SQLite file: ``BEGIN IMMEDIATE`` makes the compare-and-set atomic across the
-    processes of one machine. Expired rows are purged every ``PURGE_EVERY`` moves."""
+    """The ledger in a SQLite file: ``BEGIN IMMEDIATE`` makes each operation atomic across the
+    processes of one machine; the epoch is the ``meta`` table's ``epoch`` row. Expired rows are
+    purged every ``PURGE_EVERY`` moves."""
 
     PURGE_EVERY: Final = 1000
 
@@ -88,6 +178,7 @@ class SqliteLedger:
         try:
             with self._connect() as db:
                 db.execute("CREATE TABLE IF NOT EXISTS ledger (match_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, expires REAL NOT NULL)")
+                db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
 
@@ -100,27 +191,12 @@ class SqliteLedger:
             self._local.db = db
         return db
 
-    def current(self, match_id: str, seq: int) -> bool:
-        try:
-            row = self._connect().execute("SELECT seq FROM ledger WHERE match_id = ? AND expires > ?", (match_id, time.time())).fetchone()
-        except sqlite3.Error as exc:
-            raise LedgerUnavailable(str(exc)) from None
-        return row is None or row[0] == seq
-
-    def advance(self, match_id: str, seq: int) -> bool:
-        now = time.time()
+    def _transaction(self, body: Any) -> Any:
         try:
             db = self._connect()
             db.execute("BEGIN IMMEDIATE")
             try:
-                row = db.execute("SELECT seq FROM ledger WHERE match_id = ? AND expires > ?", (match_id, now)).fetchone()
-                if row is not None and row[0] != seq:
-                    db.execute("ROLLBACK")
-                    return False
-                db.execute("INSERT OR REPLACE INTO ledger (match_id, seq, expires) VALUES (?, ?, ?)", (match_id, seq + 1, now + self._ttl))
-                self._moves += 1
-                if self._moves % self.PURGE_EVERY == 0:
-                    db.execute("DELETE FROM ledger WHERE expires <= ?", (now,))
+                out = body(db)
                 db.execute("COMMIT")
             except BaseException:
                 if db.in_transaction:
@@ -128,7 +204,68 @@ class SqliteLedger:
                 raise
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
-        return True
+        return out
+
+    @staticmethod
+    def _epoch(db: sqlite3.Connection) -> str | None:
+        row = db.execute("SELECT value FROM meta WHERE name = 'epoch'").fetchone()
+        return None if row is None else str(row[0])
+
+    def register(self, match_id: str, seq: int) -> str:
+        def body(db: sqlite3.Connection) -> str:
+            db.execute("INSERT OR IGNORE INTO meta (name, value) VALUES ('epoch', ?)", (new_epoch(),))
+            db.execute("INSERT OR REPLACE INTO ledger (match_id, seq, expires) VALUES (?, ?, ?)", (match_id, seq, time.time() + self._ttl))
+            epoch = self._epoch(db)
+            assert epoch is not None
+            return epoch
+
+        return self._transaction(body)  # type: ignore[no-any-return]
+
+    def _judge(self, db: sqlite3.Connection, epoch: str | None, match_id: str, seq: int, now: float) -> str:
+        if epoch is not None and self._epoch(db) != epoch:
+            return LOST
+        row = db.execute("SELECT seq FROM ledger WHERE match_id = ? AND expires > ?", (match_id, now)).fetchone()
+        if row is None:
+            return LOST
+        return CURRENT if row[0] == seq else SUPERSEDED
+
+    def check(self, epoch: str | None, match_id: str, seq: int) -> str:
+        try:
+            db = self._connect()
+            db.execute("BEGIN")  # one snapshot for both reads
+            try:
+                return self._judge(db, epoch, match_id, seq, time.time())
+            finally:
+                db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise LedgerUnavailable(str(exc)) from None
+
+    def advance(self, epoch: str | None, match_id: str, seq: int) -> str:
+        now = time.time()
+
+        def body(db: sqlite3.Connection) -> str:
+            verdict = self._judge(db, epoch, match_id, seq, now)
+            if verdict != CURRENT:
+                return verdict
+            db.execute("UPDATE ledger SET seq = ?, expires = ? WHERE match_id = ?", (seq + 1, now + self._ttl, match_id))
+            self._moves += 1
+            if self._moves % self.PURGE_EVERY == 0:
+                db.execute("DELETE FROM ledger WHERE expires <= ?", (now,))
+            return CURRENT
+
+        return self._transaction(body)  # type: ignore[no-any-return]
+
+    def epoch(self) -> str | None:
+        try:
+            return self._epoch(self._connect())
+        except sqlite3.Error as exc:
+            raise LedgerUnavailable(str(exc)) from None
+
+    def ping(self) -> None:
+        try:
+            self._connect().execute("SELECT count(*) FROM meta").fetchone()
+        except sqlite3.Error as exc:
+            raise LedgerUnavailable(str(exc)) from None
 
 
 def check_url(url: str) -> str | None:

@@ -44,6 +44,8 @@ __all__ = [
     "b64url",
     "canonical",
     "check_signature",
+    "parse_public_key",
+    "public_key_text",
     "public_keys",
     "signing_key_from_seal_key",
 ]
@@ -136,6 +138,21 @@ def parse_signing_key(text: str) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(raw)
 
 
+def parse_public_key(text: str) -> Ed25519PublicKey:
+    """An Ed25519 public key from its 32 raw bytes in base64url, a JWK's ``x``
+    (``REFEREE_RETIRED_SIGNING_KEYS``)."""
+    raw = _unb64url(text.strip())
+    if len(raw) != 32:
+        raise ValueError("an Ed25519 public key is 32 bytes")
+    return Ed25519PublicKey.from_public_bytes(raw)
+
+
+def public_key_text(key: Ed25519PrivateKey | Ed25519PublicKey) -> str:
+    """The base64url public key (a JWK's ``x``) of a signing key."""
+    public = key.public_key() if isinstance(key, Ed25519PrivateKey) else key
+    return b64url(_raw_public(public))
+
+
 def _raw_public(key: Ed25519PublicKey) -> bytes:
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
@@ -150,14 +167,24 @@ def jwk(key: Ed25519PublicKey) -> dict[str, str]:
 
 
 class Signer:
-    """Signs records and verdicts with the newest key; publishes every key as a JWK Set."""
+    """Signs records and verdicts with the newest key; publishes every key as a JWK Set.
 
-    def __init__(self, keys: Sequence[Ed25519PrivateKey]) -> None:
+    ``retired``: public keys of signing keys taken out of service (a seal key rotated out, an
+    entry dropped from ``REFEREE_SIGNING_KEYS``). They are published with ``"retired": true`` and
+    keep verifying what they signed; they never sign."""
+
+    def __init__(self, keys: Sequence[Ed25519PrivateKey], retired: Sequence[Ed25519PublicKey] = ()) -> None:
         if not keys:
             raise ValueError("signing needs at least one key")
         self._key = keys[0]
-        self._jwks = [jwk(k.public_key()) for k in keys]
+        self._jwks: list[dict[str, Any]] = [jwk(k.public_key()) for k in keys]
         self.key_id = self._jwks[0]["kid"]
+        active = {k["kid"] for k in self._jwks}
+        for key in retired:
+            entry: dict[str, Any] = jwk(key)
+            if entry["kid"] not in active:
+                active.add(entry["kid"])
+                self._jwks.append({**entry, "retired": True})
 
     def sign(self, doc: Mapping[str, Any]) -> dict[str, Any]:
         """``doc`` with ``key_id`` and ``signature`` (base64url) over its canonical JSON."""

@@ -41,7 +41,7 @@ import pybase64
 from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 
-__all__ = ["TABLE", "TOKEN_VERSION", "BadToken", "FernetKeys", "Match", "Sealer", "check_key"]
+__all__ = ["MAX_TOKEN_CHARS", "TABLE", "TOKEN_VERSION", "BadToken", "FernetKeys", "Match", "Sealer", "TokenTooLarge", "check_key", "token_chars"]
 
 TOKEN_VERSION: Final = 2
 TABLE: Final = "table"
@@ -51,6 +51,17 @@ PAD_STEP: Final = 1024
 
 class BadToken(Exception):
     """A token that this service did not seal for this game. Never says which check failed."""
+
+
+class TokenTooLarge(Exception):
+    """The token would be longer than ``MAX_TOKEN_CHARS``: ``open`` would refuse it, so it is never made."""
+
+
+def token_chars(plaintext_bytes: int) -> int:
+    """The length of the Fernet token of a plaintext of this many bytes (version, timestamp, IV,
+    the PKCS7-padded ciphertext, the MAC; base64 with its padding)."""
+    raw = _HEAD + 16 * (plaintext_bytes // 16 + 1) + _MAC
+    return 4 * -(-raw // 3)
 
 
 def check_key(key: str) -> None:
@@ -121,6 +132,7 @@ class Match:
     ``setup``: ``{"deck": [...]}`` or ``{"seed": n}`` when the operator allows fixed decks and the
     client fixed the first deal, else None. ``moves``: the accepted moves as applied, each in
     canonical JSON, joined by commas (the inside of a JSON array; "" before the first move).
+    ``epoch``: the ledger's epoch when the match was registered in it (``ledger.py``), else None.
     """
 
     match_id: str
@@ -128,11 +140,16 @@ class Match:
     t0: int
     setup: dict[str, Any] | None = None
     moves: str = ""
+    epoch: str | None = None
 
     def with_move(self, canonical_move: str) -> Match:
         """This match with one more accepted move (string concatenation: flat cost)."""
         moves = canonical_move if not self.moves else self.moves + "," + canonical_move
-        return Match(self.match_id, self.secret, self.t0, self.setup, moves)
+        return Match(self.match_id, self.secret, self.t0, self.setup, moves, self.epoch)
+
+    def in_epoch(self, epoch: str | None) -> Match:
+        """This match as registered in a ledger of ``epoch``."""
+        return Match(self.match_id, self.secret, self.t0, self.setup, self.moves, epoch)
 
 
 class Sealer:
@@ -158,15 +175,24 @@ class Sealer:
         """A token carrying ``state`` (any JSON-ready value) of ``match`` for ``game``.
 
         ``pad_to``: the plaintext is padded with spaces to at least this many bytes, so that the
-        token's length depends on ``pad_to`` alone whenever the content fits in it."""
+        token's length depends on ``pad_to`` alone whenever the content fits in it. Raises
+        TokenTooLarge (before anything is padded or encrypted) when the token would be longer than
+        ``MAX_TOKEN_CHARS``, the most that ``open`` accepts."""
         m = self._fallback_match(match_id) if match is None else match
         head = {"v": TOKEN_VERSION, "game": game, "id": match_id, "secret": m.secret.hex(), "t0": m.t0, "setup": m.setup, "state": state}
+        if m.epoch is not None:
+            head["epoch"] = m.epoch
         # line 1: the head (compact JSON has no raw newline); then the record's moves as kept, never parsed here
         data = orjson.dumps(head) + b"\n" + m.moves.encode("utf-8")
+        size = len(data)
         if pad_to is not None:
-            while len(data) > pad_to:  # outgrown (rare): whole steps, so the length says little
-                pad_to += PAD_STEP
-            data += b" " * (pad_to - len(data))
+            if pad_to < size:  # outgrown (rare): whole steps, so the length says little
+                pad_to += -(-(size - pad_to) // PAD_STEP) * PAD_STEP
+            size = pad_to
+        if token_chars(size) > MAX_TOKEN_CHARS:
+            raise TokenTooLarge()
+        if size > len(data):
+            data += b" " * (size - len(data))
         return self._fernet.encrypt(data).decode("ascii")
 
     def open(self, game: str, token: str) -> tuple[Match, Any]:
@@ -192,11 +218,12 @@ class Sealer:
         try:
             secret = bytes.fromhex(payload["secret"])
             t0 = payload["t0"]
-            if len(secret) != 32 or type(t0) is not int:
+            epoch = payload.get("epoch")
+            if len(secret) != 32 or type(t0) is not int or not (epoch is None or isinstance(epoch, str)):
                 raise ValueError("bad match data")
         except (KeyError, TypeError, ValueError):
             raise BadToken() from None
-        return Match(payload["id"], secret, t0, payload.get("setup"), moves), payload["state"]
+        return Match(payload["id"], secret, t0, payload.get("setup"), moves, epoch), payload["state"]
 
     def unseal(self, game: str, token: str) -> tuple[str, Any]:
         """(match id, state) from a token sealed for ``game``; raises BadToken."""

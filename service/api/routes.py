@@ -148,7 +148,7 @@ def replay(game_id: str) -> Response:
             _count_refusal(exc)
             first_illegal = {"index": index, "move": raw, "error": rules_problem(exc, raw)}
             break
-        table.state = new_state
+        table.replay_move(move, new_state)  # sealed: the live token's record holds every move replayed
         legal += 1
     table.view_as()
     return _json(

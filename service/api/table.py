@@ -23,11 +23,11 @@ from ..engines.base import BadSetup, RulesError, Seat
 from ..engines.claims import MAX_AT, BatchClaim, Flip, SingleClaim
 from ..engines.moves import NextDeal
 from ..fairness import deck_for_deal, fairness, new_secret
-from ..ledger import LedgerUnavailable, open_ledger
-from ..records import RECORD_FORMAT, Signer, canonical, parse_signing_key, result_of, signing_key_from_seal_key
+from ..ledger import CURRENT, SUPERSEDED, LedgerUnavailable, open_ledger
+from ..records import RECORD_FORMAT, Signer, canonical, parse_public_key, parse_signing_key, result_of, signing_key_from_seal_key
 from ..schemas import GameCodec
 from ..schemas.common import parse_deck, to_wire
-from ..sealing import TABLE, BadToken, Match, Sealer
+from ..sealing import MAX_TOKEN_CHARS, TABLE, BadToken, Match, Sealer, TokenTooLarge, token_chars
 from .envelope import envelope
 from .problems import ApiError
 
@@ -57,7 +57,8 @@ class FairPlay:
             keys = [signing_key_from_seal_key(k) for k in sealer.raw_keys]
         else:
             keys = []
-        self.signer: Signer | None = Signer(keys) if keys else None
+        retired = [parse_public_key(k) for k in cfg.retired_signing_keys]
+        self.signer: Signer | None = Signer(keys, retired) if keys else None
         self._ledger_url = cfg.ledger_url if sealer is not None else None
         self._ledger_ttl = cfg.ledger_ttl
         self._ledger: Any = None
@@ -71,11 +72,42 @@ class FairPlay:
                     try:
                         self._ledger = open_ledger(self._ledger_url, self._ledger_ttl)
                     except LedgerUnavailable:
-                        raise ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.") from None
+                        raise _unavailable() from None
         return self._ledger
+
+    def unreachable(self) -> str | None:
+        """Why the configured ledger cannot be used right now (``/readyz``), or None (no ledger, or
+        it answered a ping within ``ledger.PING_TIMEOUT``)."""
+        if self._ledger_url is None:
+            return None
+        try:
+            ledger = self.ledger
+            ledger.ping()
+        except ApiError:
+            return "the ledger cannot be opened"
+        except LedgerUnavailable:
+            return "the ledger does not answer"
+        return None
 
     def jwks(self) -> dict[str, Any]:
         return self.signer.jwks() if self.signer is not None else {"keys": []}
+
+
+def _unavailable() -> ApiError:
+    return ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.")
+
+
+def _ledger_says(verdict: str) -> None:
+    """Refuse (409) unless the ledger found the token current."""
+    if verdict == CURRENT:
+        return
+    if verdict == SUPERSEDED:
+        raise ApiError(409, "token_superseded", "A later move of this match was already accepted: this token is no longer current.")
+    raise ApiError(
+        409, "ledger_lost",
+        "The ledger does not hold this match as it should (it lost its data, was replaced, or forgot the match "
+        "REFEREE_LEDGER_TTL seconds after its last move): its tokens are refused. Start a new match, or adjudicate its moves.",
+    )
 
 
 def fair_play() -> FairPlay:
@@ -129,6 +161,15 @@ def pad_target(game: str, players: int, seq: int) -> int:
     return -(-raw // PAD_STEP) * PAD_STEP
 
 
+def _plausible_seq(engine: Any, state: Any) -> bool:
+    """Whether a sealed state's ``seq`` is one a token of this service can have: an integer whose
+    padded token fits in ``MAX_TOKEN_CHARS`` (a token is never shorter than its ``pad_target``)."""
+    seq = state.seq
+    if type(seq) is not int or seq < 0:
+        return False
+    return token_chars(pad_target(engine.GAME_ID, engine.players(state), seq)) <= MAX_TOKEN_CHARS
+
+
 # --- the table ------------------------------------------------------------------------------
 
 
@@ -144,7 +185,9 @@ class Table:
         self.viewer: Seat | None = None
         self.follow_turn = False  # ?as=to_move: the viewer is the seat to move once the request is done
         self.replayed = False
+        self.created = False  # begun by this request (new, replay): registered in the ledger when answered
         self._filled_deck = False
+        self._token: str | None = None  # sealed by ``accept`` before the ledger moved
 
     @property
     def sealed(self) -> bool:
@@ -161,8 +204,11 @@ class Table:
         secret that deals every deck and keys every shuffle, unless the operator allows fixed decks
         and the client fixed the first deal (then ``setup`` records it).
 
-        ``replay`` (a move log judged from a fixed deal): nothing is drawn that the log does not
-        fix, so the same log always gets the same verdict; the answer carries no record.
+        ``replay`` (a move log judged from a fixed deal): open mode draws nothing that the log does
+        not fix, so the same log always gets the same verdict. Sealed mode begins the match exactly
+        as ``new`` with that deck or seed does (what the log does not fix comes from the match
+        secret), because the verdict's token is a live match: its record must adjudicate from its
+        ``setup`` and moves like any other. The replay's own answer carries no record.
         """
         if "deck" in body or "seed" in body:
             fixed_decks_allowed("A fixed deck or seed")
@@ -197,12 +243,13 @@ class Table:
             deck = deck_for_deal(pack, 1, secret, seed)
             if seed is not None:
                 setup = {"seed": seed}
-        if getattr(engine, "USES_SECRET", False) and not replay:
+        if getattr(engine, "USES_SECRET", False):  # as records.adjudicate begins it
             state = engine.new_game(options, players, deck, seed, secret=None if seed is not None else secret)
         else:
             state = engine.new_game(options, players, deck, seed)
         table = cls(engine, codec, state, Match(match_id, secret, now_ms(), setup), TABLE)
         table.replayed = replay
+        table.created = True
         return table, engine.initial_events(state)
 
     @classmethod
@@ -216,6 +263,8 @@ class Table:
             try:
                 match, packed = sealer.open(engine.GAME_ID, body["token"])
                 state = codec.unpack(packed)  # sealed by us: trusted, no re-validation
+                if not _plausible_seq(engine, state):
+                    raise BadToken()
             except (BadToken, ValueError):
                 raise ApiError(403, "bad_state_token", "The token was not sealed by this service for this game.") from None
             presented = request.headers.get("X-Seat-Key", "")
@@ -267,18 +316,20 @@ class Table:
             raise ApiError(403, "bad_seat_key", f"X-Seat-Key is not the key of seat {needed} of this match.")
 
     def _check_ledger(self) -> None:
-        """With a ledger, a token older than the match's latest is refused (409), for every use."""
+        """With a ledger, every use of a token that is not its match's latest in the ledger's epoch
+        is refused (409 ``token_superseded``, or ``ledger_lost`` when the ledger has lost the match).
+        A token of a match registered before tokens carried the epoch takes the ledger's epoch on."""
         if self.match is None:
             return
         ledger = fair_play().ledger
         if ledger is None:
             return
         try:
-            ok = ledger.current(self.match.match_id, self.state.seq)
+            _ledger_says(ledger.check(self.match.epoch, self.match.match_id, self.state.seq))
+            if self.match.epoch is None:
+                self.match = self.match.in_epoch(ledger.epoch())
         except LedgerUnavailable:
-            raise ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.") from None
-        if not ok:
-            raise ApiError(409, "token_superseded", "A later move of this match was already accepted: this token is no longer current.")
+            raise _unavailable() from None
 
     # --- acting -----------------------------------------------------------------------------
 
@@ -331,6 +382,7 @@ class Table:
                 raise ApiError(403, "bad_seat_key", "X-Seat-Key is not a key of this match.")
 
     def _fill_deck(self, move: Any, from_client: bool = True) -> Any:
+        self._filled_deck = False
         if not isinstance(move, NextDeal):
             return move
         if move.deck is not None:
@@ -350,22 +402,32 @@ class Table:
         return NextDeal(move.player, deck)
 
     def accept(self, move: Any, new_state: Any) -> None:
-        """Make ``new_state`` (after ``move``) this table's: with a ledger, the compare-and-set that
-        lets exactly one move from a token win (409 for the others); the move joins the record."""
+        """Make ``new_state`` (after ``move``) this table's, the move joining the record. Sealed
+        mode seals the answer's token first: one that would be longer than the service accepts is
+        422 ``token_too_large``, and the ledger has not moved, so the token sent stays current. With
+        a ledger, then the compare-and-set that lets exactly one move from a token win (409 for the
+        others)."""
+        before, seq = self.match, self.state.seq
+        self.replay_move(move, new_state)
+        if before is None:
+            return
+        self._token = self._seal()
+        ledger = fair_play().ledger
+        if ledger is not None:
+            try:
+                _ledger_says(ledger.advance(before.epoch, before.match_id, seq))
+            except LedgerUnavailable:
+                raise _unavailable() from None
+
+    def replay_move(self, move: Any, new_state: Any) -> None:
+        """``new_state`` (after ``move``) is this table's; sealed, the move joins the record as applied."""
         if self.match is not None:
-            ledger = fair_play().ledger
-            if ledger is not None:
-                try:
-                    won = ledger.advance(self.match.match_id, self.state.seq)
-                except LedgerUnavailable:
-                    raise ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.") from None
-                if not won:
-                    raise ApiError(409, "token_superseded", "A later move of this match was already accepted: this token is no longer current.")
             wire = to_wire(move)
             if isinstance(move, NextDeal) and self._filled_deck:
                 wire.pop("deck", None)  # dealt from the secret: recomputed, not recorded
             self.match = self.match.with_move(canonical(wire))
         self.state = new_state
+        self._token = None
 
     # --- answering --------------------------------------------------------------------------
 
@@ -380,11 +442,13 @@ class Table:
         env = envelope(self.engine, self.codec, self.state, events, self.viewer, sealer, None, seal=False, public=public)
         if sealer is None or self.match is None:
             return env
-        engine, state, match = self.engine, self.state, self.match
+        if self.created:
+            self._register()
+        engine, state = self.engine, self.state
+        match = self.match
+        assert match is not None
         players = engine.players(state)
-        env["token"] = sealer.seal(
-            engine.GAME_ID, match.match_id, self.codec.pack(state), match, pad_to=pad_target(engine.GAME_ID, players, state.seq)
-        )
+        env["token"] = self._token if self._token is not None else self._seal()
         finished = engine.status(state) == "finished"
         env["fairness"] = fairness(match.secret, match.match_id, finished)
         if finished and not self.replayed:
@@ -395,6 +459,35 @@ class Table:
             env["seat_keys"] = [sealer.seat_key(match.match_id, s) for s in range(players)]
             env["table_key"] = sealer.seat_key(match.match_id, TABLE)
         return env
+
+    def _register(self) -> None:
+        """A match begun by this request (``new``, sealed ``replay``) enters the ledger at its
+        ``seq``; its token carries the ledger's epoch from now on."""
+        ledger = fair_play().ledger
+        if ledger is None or self.match is None:
+            return
+        try:
+            epoch = ledger.register(self.match.match_id, self.state.seq)
+        except LedgerUnavailable:
+            raise _unavailable() from None
+        self.match = self.match.in_epoch(epoch)
+        self.created = False
+
+    def _seal(self) -> str:
+        """This table's token, padded (422 ``token_too_large`` when it would exceed ``MAX_TOKEN_CHARS``)."""
+        sealer = _sealer()
+        assert sealer is not None and self.match is not None
+        engine, state = self.engine, self.state
+        pad = pad_target(engine.GAME_ID, engine.players(state), state.seq)
+        try:
+            return sealer.seal(engine.GAME_ID, self.match.match_id, self.codec.pack(state), self.match, pad_to=pad)
+        except TokenTooLarge:
+            raise ApiError(
+                422, "token_too_large",
+                f"After this move the match's token would be longer than {MAX_TOKEN_CHARS} characters, the most the service "
+                "accepts, so the move is refused and the token sent stays current. Set a stall_limit (Snap, Slapjack) or "
+                "adjudicate the match from its moves.",
+            ) from None
 
     def record(self) -> dict[str, Any]:
         """The finished match as data (records.py), unsigned."""

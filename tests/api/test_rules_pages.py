@@ -41,7 +41,7 @@ RULES = REPO / "docs" / "rules"
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8"
 CITATION = re.compile(r"([a-z][a-z0-9_]*) §(\d+(?:\.\d+)*)")
 HEADING = re.compile(r"^#{1,4} (\d+(?:\.\d+)*)\.?(?:\s|$)", re.MULTILINE)
-FAIR_PLAY_CODES = {"token_superseded": 409, "ledger_unavailable": 503, "bad_signature": 422, "bad_commitment": 422, "invalid_record": 422}
+FAIR_PLAY_CODES = {"token_superseded": 409, "ledger_unavailable": 503, "ledger_lost": 409, "token_too_large": 422, "bad_signature": 422, "bad_commitment": 422, "invalid_record": 422}
 """Codes of sealed-mode fair play (ledger, signed records): their pages exist before their code lands."""
 
 

@@ -1,7 +1,7 @@
-"""The rewind guard on real stores (issue 13, item 5): the ledger's compare-and-set in SQLite and
-in a real ``redis-server``, expiry, two gunicorn instances sharing keys and the Redis ledger with
+"""The rewind guard on real stores (issue 13, item 5): the ledger's compare-and-set and its epoch in
+SQLite and in a real ``redis-server``, expiry (an expired match is refused, never current), two gunicorn instances sharing keys and the Redis ledger with
 many threads racing one token (exactly one move wins), and Redis stopped mid-run (503
-``ledger_unavailable``, never 200)."""
+``ledger_unavailable``, never 200; ``/readyz`` 503 too)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 
-from service.ledger import LedgerUnavailable, RedisLedger, SqliteLedger, check_url, open_ledger
+from service.ledger import CURRENT, LOST, SUPERSEDED, LedgerUnavailable, RedisLedger, SqliteLedger, check_url, open_ledger
 from tests.fairplay.conftest import RedisServer, port
 from tests.servers import Gunicorn, call
 
@@ -31,38 +31,49 @@ def _store(kind: str, tmp_path: Path, request: pytest.FixtureRequest, ttl: int =
 def test_compare_and_set(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     led = _store(kind, tmp_path, request)
     m = f"cas-{kind}-{time.monotonic_ns()}"
-    assert led.current(m, 0) and led.current(m, 7)  # unknown: current
-    assert led.advance(m, 0)
-    assert not led.advance(m, 0)  # the same token again
-    assert led.current(m, 1) and not led.current(m, 0)
-    assert led.advance(m, 1) and not led.advance(m, 1) and not led.advance(m, 0)
-    assert led.advance(f"{m}-other", 5)  # matches are independent
+    assert led.check(None, m, 0) == LOST  # never registered: not taken as current
+    epoch = led.register(m, 0)
+    assert led.epoch() == epoch and led.register(f"{m}-b", 0) == epoch  # one epoch per store
+    assert led.check(epoch, m, 0) == CURRENT and led.check(epoch, m, 7) == SUPERSEDED
+    assert led.advance(epoch, m, 0) == CURRENT
+    assert led.advance(epoch, m, 0) == SUPERSEDED  # the same token again
+    assert led.check(epoch, m, 1) == CURRENT and led.check(epoch, m, 0) == SUPERSEDED
+    assert led.advance(epoch, m, 1) == CURRENT and led.advance(epoch, m, 1) == SUPERSEDED and led.advance(epoch, m, 0) == SUPERSEDED
+    assert led.check(epoch, f"{m}-unknown", 0) == LOST  # registered in this epoch, yet not held: lost
+    assert led.advance(epoch, f"{m}-unknown", 0) == LOST
+    assert led.check("another-epoch", m, 2) == LOST and led.advance("another-epoch", m, 2) == LOST
+    assert led.check(epoch, m, 2) == CURRENT  # nothing moved on a refusal
+    assert led.check(None, m, 2) == CURRENT and led.check(None, m, 1) == SUPERSEDED  # a token from before epochs
+    assert led.advance(epoch, f"{m}-b", 0) == CURRENT  # matches are independent
+    led.ping()
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
-def test_entries_expire(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+def test_entries_expire_and_an_expired_match_is_refused(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     led = _store(kind, tmp_path, request, ttl=1)
     m = f"ttl-{kind}-{time.monotonic_ns()}"
-    assert led.advance(m, 0) and not led.current(m, 0)
+    epoch = led.register(m, 0)
+    assert led.advance(epoch, m, 0) == CURRENT and led.check(epoch, m, 0) == SUPERSEDED
     time.sleep(1.2)
-    assert led.current(m, 0)  # expired: unknown again, so the store stays bounded
+    assert led.check(epoch, m, 0) == LOST and led.check(epoch, m, 1) == LOST  # forgotten (the store stays bounded), never current
 
 
 def test_threads_racing_on_sqlite(tmp_path: Path) -> None:
     led = SqliteLedger(str(tmp_path / "race.db"), 3600)
+    epoch = led.register("race", 0)
     wins = []
     barrier = threading.Barrier(12)
 
     def go() -> None:
         barrier.wait(timeout=10)
-        wins.append(led.advance("race", 0))
+        wins.append(led.advance(epoch, "race", 0))
 
     threads = [threading.Thread(target=go) for _ in range(12)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=20)
-    assert wins.count(True) == 1 and len(wins) == 12
+    assert wins.count(CURRENT) == 1 and wins.count(SUPERSEDED) == 11
 
 
 def test_urls() -> None:
@@ -74,10 +85,9 @@ def test_urls() -> None:
 
 def test_unreachable_redis_raises() -> None:
     led = RedisLedger(f"redis://127.0.0.1:{port(9)}/0", 60)  # nothing listens there
-    with pytest.raises(LedgerUnavailable):
-        led.advance("m", 0)
-    with pytest.raises(LedgerUnavailable):
-        led.current("m", 0)
+    for call_it in (lambda: led.advance("e", "m", 0), lambda: led.check("e", "m", 0), lambda: led.register("m", 0), led.ping, led.epoch):
+        with pytest.raises(LedgerUnavailable):
+            call_it()
 
 
 def _gunicorn(tmp: Path, name: str, env: dict[str, str], offset: int) -> Gunicorn:
@@ -135,6 +145,8 @@ def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(t
                 assert st == 503 and body["code"] == "ledger_unavailable", body
                 st, body = call(f"{url}/v1/games/schnapsen/state", {"token": new["token"]})
                 assert st == 503
-            assert call(f"{a.url}/readyz")[0] == 200  # the service itself stays up
+            assert call(f"{a.url}/healthz")[0] == 200  # the service itself stays up, but is not ready (issue 21, item 10)
+            status, ready = call(f"{a.url}/readyz")
+            assert status == 503 and ready["status"] == "ledger_unavailable", ready
     finally:
         redis.stop()

@@ -1,0 +1,140 @@
+"""A ledger that loses its data fails closed (issue 21, items 5 and 10).
+
+A real ``redis-server`` without persistence is restarted (it comes back empty, as Redis does without
+AOF), and a SQLite ledger's file is lost and recreated: every token handed out before, superseded
+or not, is then refused with 409 ``ledger_lost`` on ``moves``, ``state`` and ``check``, never
+accepted; matches begun after the loss play normally. ``/readyz`` is 503 while the configured ledger
+does not answer and 200 again once it does.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+
+from tests.conftest import KEY_NEW, make_app
+from tests.fairplay.conftest import RedisServer, port
+from tests.fairplay.helpers import new_match
+
+SCH = "/v1/games/schnapsen"
+MATCHES = 20
+
+
+def _move(client: Any, token: str, key: str, seat: int) -> Any:
+    r = client.post(f"{SCH}/state?as={seat}", json={"token": token}, headers={"X-Seat-Key": key})
+    assert r.status_code == 200, r.json
+    mv = r.json["legal_moves"][0]
+    return client.post(f"{SCH}/moves", json={"token": token, "move": mv}, headers={"X-Seat-Key": key})
+
+
+def _play_matches(client: Any) -> list[dict[str, Any]]:
+    """MATCHES Schnapsen matches, 1 to 4 moves each; every token handed out is kept."""
+    out = []
+    for i in range(MATCHES):
+        env = new_match(client, "schnapsen")
+        tokens = [env["token"]]
+        last = env
+        for _ in range(1 + i % 4):
+            seat = last["to_move"][0]
+            r = _move(client, last["token"], env["seat_keys"][seat], seat)
+            assert r.status_code == 200, r.json
+            last = r.json
+            tokens.append(last["token"])
+        out.append({"keys": env["seat_keys"], "tokens": tokens, "last": last})
+    return out
+
+
+def _every_old_token_is_refused(client: Any, matches: list[dict[str, Any]]) -> int:
+    refused = 0
+    for m in matches:
+        for token in m["tokens"]:  # the superseded ones and the latest
+            r = client.post(f"{SCH}/state", json={"token": token})
+            assert r.status_code == 409 and r.json["code"] == "ledger_lost", r.json
+            seat = 1  # Schnapsen: seat 1 leads the first trick; any seat's move is refused before the rules run
+            r = client.post(f"{SCH}/moves", json={"token": token, "move": {"type": "play", "player": seat, "card": "AS"}},
+                            headers={"X-Seat-Key": m["keys"][seat]})
+            assert r.status_code == 409 and r.json["code"] == "ledger_lost", r.json
+            r = client.post(f"{SCH}/check", json={"token": token, "move": {"type": "play", "player": seat, "card": "AS"}},
+                            headers={"X-Seat-Key": m["keys"][seat]})
+            assert r.status_code == 409 and r.json["code"] == "ledger_lost", r.json
+            refused += 1
+    return refused
+
+
+def _a_new_match_plays(client: Any) -> None:
+    env = new_match(client, "schnapsen")
+    seat = env["to_move"][0]
+    r = _move(client, env["token"], env["seat_keys"][seat], seat)
+    assert r.status_code == 200
+    again = client.post(f"{SCH}/moves", json={"token": env["token"], "move": {"type": "claim", "player": seat}},
+                        headers={"X-Seat-Key": env["seat_keys"][seat]})
+    assert again.status_code == 409 and again.json["code"] == "token_superseded"  # and the guard holds in the new epoch
+
+
+def test_redis_restarted_empty_no_superseded_token_is_accepted(tmp_path: Path) -> None:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    redis = RedisServer(tmp_path, port(4))  # no persistence: a restart empties it
+    redis.start()
+    try:
+        app = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=redis.url)
+        client = app.test_client()
+        matches = _play_matches(client)
+        superseded = [t for m in matches for t in m["tokens"][:-1]]
+        assert len(superseded) >= 2 * MATCHES
+        r = client.post(f"{SCH}/state", json={"token": superseded[0]})
+        assert r.status_code == 409 and r.json["code"] == "token_superseded"  # before the loss
+        redis.stop()
+        redis.start()
+        assert _every_old_token_is_refused(client, matches) == sum(len(m["tokens"]) for m in matches)
+        _a_new_match_plays(client)
+        assert _every_old_token_is_refused(client, matches[:3])  # still refused once the new epoch exists
+    finally:
+        redis.stop()
+
+
+def test_sqlite_file_lost_no_superseded_token_is_accepted(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    url = f"sqlite:///{db}"
+    client = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=url).test_client()
+    matches = _play_matches(client)
+    for f in tmp_path.glob("ledger.db*"):  # the file and its WAL: a lost volume
+        f.unlink()
+    restarted = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=url).test_client()  # the service restarted on a new file
+    assert _every_old_token_is_refused(restarted, matches) == sum(len(m["tokens"]) for m in matches)
+    _a_new_match_plays(restarted)
+
+
+def test_readyz_fails_while_the_ledger_cannot_be_reached(tmp_path: Path) -> None:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    redis = RedisServer(tmp_path, port(5))
+    app = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=redis.url)
+    client = app.test_client()  # contract-checked: the 503 body is the documented NotReady
+    t0 = time.monotonic()
+    r = client.get("/readyz")
+    assert time.monotonic() - t0 < 8  # bounded: the ping's timeout, not the socket's default
+    assert r.status_code == 503 and r.json["status"] == "ledger_unavailable" and r.json["reason"], r.json
+    assert client.get("/healthz").status_code == 200
+    redis.start()
+    try:
+        r = client.get("/readyz")
+        assert r.status_code == 200 and r.json == {"status": "ready", "mode": "sealed"}
+        redis.stop()
+        assert client.get("/readyz").status_code == 503
+    finally:
+        redis.stop()
+
+
+def test_readyz_with_a_sqlite_ledger_and_without_one(tmp_path: Path, fair_app: Flask) -> None:
+    ok = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{tmp_path / 'l.db'}").test_client()
+    assert ok.get("/readyz").status_code == 200
+    unusable = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{tmp_path / 'missing' / 'l.db'}").test_client()
+    r = unusable.get("/readyz")
+    assert r.status_code == 503 and r.json["status"] == "ledger_unavailable"
+    assert fair_app.test_client().get("/readyz").status_code == 200  # no ledger configured: nothing to ping
