@@ -174,7 +174,9 @@ def test_a_repeated_name_is_refused_with_its_pointer(
     """A name written twice in one object, among other members and under arrays and objects:
     refused with the pointer of the repeated member, whatever the strings hold (colons, escapes)."""
     assume(all(type(leaf) is not int or abs(leaf) <= MAX_INT for leaf in _leaves([first, last, others])))
-    dump = lambda v: json.dumps(v, ensure_ascii=ascii_only)  # noqa: E731
+    def dump(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=ascii_only)
+
     members = [f"{dump(k)}:{dump(v)}" for k, v in others.items() if k != name]
     text = "{" + ",".join([f"{dump(name)}:{dump(first)}", *members, f"{dump(name)}:{dump(last)}"]) + "}"
     path: list[str] = []
