@@ -26,13 +26,14 @@ back to the standard library's writer, which escapes what UTF-8 cannot carry.
 Duplicate names, without a second parse of every body: orjson keeps the last of two equal names
 without a word, so they are found by counting. Every member of the text is written with one ``:``
 outside strings, so the text holds at least as many colons as members, and at least as many
-members as orjson kept. When the colons equal the members kept, no member was dropped: no name
-came twice. The members kept are counted by walking the value when it holds few values for its
-size (a sealed body: one long token), else in C as the colons of orjson's compact output of it,
-which writes each kept member's ``:`` and every colon inside a kept string as the text did,
-unless the text wrote one as an escape (``\\u003a``): a text with a backslash is walked instead.
-A body whose counts differ (a colon inside a string, or a duplicate) is parsed again by the
-standard library, whose ``object_pairs_hook`` sees every member and gives the verdict.
+members as orjson kept: when its colons equal the members kept, no member was dropped, no name
+came twice. A value with few values for its size (a sealed body: one long token) is walked to
+count the members kept. Otherwise orjson's compact output of the value is counted, in C: it holds
+one ``:`` per member kept plus every colon inside a kept string, and the text one per member plus
+every colon inside any string, written as a byte or as the escape ``\\u003a`` (counted too), so
+equal counts again mean that nothing was dropped. A body whose counts differ (a duplicate, or an
+escaped backslash before ``u003a``) is parsed again by the standard library, whose
+``object_pairs_hook`` sees every member and gives the verdict.
 """
 
 from __future__ import annotations
@@ -250,13 +251,14 @@ def _no_member_dropped(data: bytes, value: Any) -> bool:
     kind = type(value)
     if kind is not dict and kind is not list:
         return True  # a string, number or literal holds no object
-    kept = _members_within(value, len(data) // 128)
-    if kept is None and b"\\" in data:  # an escape (\u003a) may write a colon into a string without a byte ":"
-        kept = _members_within(value, len(data))  # every value takes at least one byte: never None
+    kept = _members_within(value, len(data) // 128) if len(data) > 8192 else None  # small: counting in C is quicker
     if kept is not None:
         return _colons_at_most(data, max(kept, 1))  # the text's colons are at least the members kept
+    colons = data.count(b":")
+    if b"\\" in data:  # a colon inside a string may be written as an escape: \u003a or \u003A
+        colons += data.count(b"\\u003a") + data.count(b"\\u003A")  # an escaped backslash before u003a: too many, not proven
     try:
-        return _orjson_dumps(value).count(b":") == data.count(b":")
+        return _orjson_dumps(value).count(b":") == colons
     except _ORJSON_ENCODE_ERROR:
         return False
 

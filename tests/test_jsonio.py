@@ -123,6 +123,9 @@ def test_loads_agrees_with_the_standard_library_on_broken_texts(value: Any, cut:
         (b'{"m":[' + b",".join([b'{"a":1,"b":2}'] * 4999 + [b'{"a":1,"a":2}']) + b"]}", "DuplicateMember"),
         (b'{"m":[' + b",".join([b'{"a":"\\n","b":2}'] * 4999 + [b'{"a":1,"a":2}']) + b"]}", "DuplicateMember"),
         (b'{"m":[' + b",".join([b'{"a":"\\n","b":2}'] * 5000) + b"]}", "ok"),
+        (b'{"m":[' + b",".join([b'{"a":"\\u003a:","b":2}'] * 5000) + b"]}", "ok"),  # escaped colons are counted
+        (b'{"m":[' + b",".join([b'{"a":"\\\\u003A","b":2}'] * 5000) + b"]}", "ok"),  # a backslash, then u003A
+        (b'{"m":[' + b",".join([b'{"a":1,"b":2}'] * 4999 + [b'{"a":1,"a":2,"b":"\\u003a"}']) + b"]}", "DuplicateMember"),
     ],
 )
 def test_edge_cases(raw: bytes, kind: str) -> None:
