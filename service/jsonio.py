@@ -6,7 +6,11 @@
 - an integer outside ``bounds`` (default ±(2^53 − 1), where every JSON client reads it exactly)
   and the non-numbers ``NaN``, ``Infinity``, ``-Infinity``, or a number too large to be finite
   such as ``1e400`` (``OutOfRange``);
-- nesting deeper than ``max_depth`` levels (``TooDeep``; default 64).
+- nesting deeper than ``max_depth`` levels (``TooDeep``; default 64);
+- an object that names a member twice (``DuplicateMember``, with the JSON Pointer of the second
+  one): I-JSON (RFC 7493 §2.3) forbids it, and a reader that keeps the first value would see
+  another document than one that keeps the last (a record with a forged ``result`` first and the
+  signed one last). Names are compared after unescaping (``"a"`` and ``"\\u0061"`` are one name).
 
 ``dumps(obj)`` writes compact UTF-8 JSON bytes (no spaces; non-ASCII characters as themselves).
 
@@ -14,9 +18,22 @@ Speed without a second set of rules: orjson parses every ordinary body. A body i
 digits is long enough to be an integer near or past the bounds, or that orjson refuses for any
 reason, is parsed again by the standard library with hooks that check each integer literal
 exactly, so the verdict and its wording never depend on which parser ran. orjson turns integer
-literals past 64 bits into floats, which is why such bodies never take its path. Output that
-orjson cannot write (integers past 64 bits, lone surrogates, non-string keys) falls back to the
-standard library's writer, which escapes what UTF-8 cannot carry.
+literals past 64 bits into floats, which is why such bodies never take its path.
+
+Output that orjson cannot write (integers past 64 bits, lone surrogates, non-string keys) falls
+back to the standard library's writer, which escapes what UTF-8 cannot carry.
+
+Duplicate names, without a second parse of every body: orjson keeps the last of two equal names
+without a word, so they are found by counting. Every member of the text is written with one ``:``
+outside strings, so the text holds at least as many colons as members, and at least as many
+members as orjson kept: when its colons equal the members kept, no member was dropped, no name
+came twice. A value with few values for its size (a sealed body: one long token) is walked to
+count the members kept. Otherwise orjson's compact output of the value is counted, in C: it holds
+one ``:`` per member kept plus every colon inside a kept string, and the text one per member plus
+every colon inside any string, written as a byte or as the escape ``\\u003a`` (counted too), so
+equal counts again mean that nothing was dropped. A body whose counts differ (a duplicate, or an
+escaped backslash before ``u003a``) is parsed again by the standard library, whose
+``object_pairs_hook`` sees every member and gives the verdict.
 """
 
 from __future__ import annotations
@@ -27,7 +44,7 @@ from typing import Any, Final
 
 import orjson
 
-__all__ = ["MAX_DEPTH", "MAX_INT", "JSONError", "Malformed", "OutOfRange", "TooDeep", "dumps", "loads"]
+__all__ = ["MAX_DEPTH", "MAX_INT", "DuplicateMember", "JSONError", "Malformed", "OutOfRange", "TooDeep", "dumps", "loads"]
 
 MAX_INT: Final = 2**53 - 1
 MAX_DEPTH: Final = 64
@@ -60,6 +77,60 @@ class TooDeep(JSONError):
     """Arrays and objects nested deeper than the limit."""
 
     reason = "too deep"
+
+
+class DuplicateMember(JSONError):
+    """An object that names a member twice (I-JSON, RFC 7493 §2.3); ``pointer`` is the JSON Pointer
+    (RFC 6901) of the repeated member, e.g. ``/record/result``, in the first object (by where it
+    opens) that repeats a name."""
+
+    reason = "duplicate member"
+    code = "duplicate_member"
+
+    def __init__(self, pointer: str) -> None:
+        shown = pointer if len(pointer) <= 200 else pointer[:200] + "…"
+        super().__init__(f"the member {shown} appears more than once in its object (I-JSON, RFC 7493, forbids duplicate names)")
+        self.pointer = pointer
+
+
+class _Repeats(dict[str, Any]):
+    """An object whose text named ``repeated`` twice (built by ``_strict_loads``' object hook)."""
+
+    repeated = ""
+
+
+def _marked(pairs: list[tuple[str, Any]], obj: dict[str, Any]) -> _Repeats:
+    """``obj`` (the object of ``pairs``, which repeat a name), marked with its first repeated name."""
+    seen: set[str] = set()
+    marked = _Repeats(obj)
+    for name, _ in pairs:
+        if name in seen:
+            marked.repeated = name
+            break
+        seen.add(name)
+    return marked
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _first_repeat(value: Any) -> str | None:
+    """The JSON Pointer of the first repeated member in ``value`` (pre-order), else None.
+    Iterative: a value nested as deep as the parser allows has no recursion limit here."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if type(item) is _Repeats:
+            return f"{where}/{_escape(item.repeated)}"
+        if isinstance(item, dict):
+            children = [(v, f"{where}/{_escape(k)}") for k, v in item.items() if isinstance(v, (dict, list))]
+        elif isinstance(item, list):
+            children = [(v, f"{where}/{i}") for i, v in enumerate(item) if isinstance(v, (dict, list))]
+        else:
+            continue
+        stack.extend(reversed(children))
+    return None
 
 
 def _describe(bounds: tuple[int, int]) -> str:
@@ -114,14 +185,82 @@ def _strict_loads(raw: bytes | str, bounds: tuple[int, int]) -> Any:
     def constant(name: str) -> Any:
         raise OutOfRange(f"{name} is not JSON")
 
+    repeats = 0
+
+    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        nonlocal repeats
+        obj = dict(pairs)
+        if len(obj) == len(pairs):
+            return obj
+        repeats += 1
+        return _marked(pairs, obj)
+
     try:
-        return json.loads(raw, parse_int=integer, parse_float=number, parse_constant=constant)
+        value = json.loads(raw, parse_int=integer, parse_float=number, parse_constant=constant, object_pairs_hook=members)
     except JSONError:
         raise
     except RecursionError:
         raise TooDeep("the JSON nests too deeply") from None
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         raise Malformed(str(exc)) from None
+    if repeats:
+        raise DuplicateMember(_first_repeat(value) or "")
+    return value
+
+
+def _members_within(value: Any, budget: int) -> int | None:
+    """The members of every object in the array or object ``value``; None when counting them
+    would look at more than ``budget`` values (members and elements)."""
+    members = 0
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        size = len(item)
+        budget -= size
+        if budget < 0:
+            return None
+        if type(item) is dict:
+            members += size
+            item = item.values()
+        for child in item:
+            kind = type(child)
+            if kind is dict or kind is list:
+                stack.append(child)
+    return members
+
+
+def _colons_at_most(data: bytes, most: int) -> bool:
+    """Whether ``data`` holds at most ``most`` bytes ``:`` (a few ``find`` calls, memchr-fast, when
+    ``most`` is small: a sealed body's long token is then skipped, never counted byte by byte)."""
+    if most >= 16:
+        return data.count(b":") <= most
+    at = -1
+    for _ in range(most + 1):
+        at = data.find(b":", at + 1)
+        if at < 0:
+            return True
+    return False
+
+
+def _no_member_dropped(data: bytes, value: Any) -> bool:
+    """Whether orjson's ``value`` of ``data`` provably kept every member of the text, so that no
+    name was repeated (the module's docstring says why). False means "not proven", not "repeated".
+
+    The members orjson kept are counted by walking ``value`` when it has few values for its size
+    (a sealed body: a token of 500 KB, three members), else from orjson's own output, in C."""
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        return True  # a string, number or literal holds no object
+    kept = _members_within(value, len(data) // 128) if len(data) > 8192 else None  # small: counting in C is quicker
+    if kept is not None:
+        return _colons_at_most(data, max(kept, 1))  # the text's colons are at least the members kept
+    colons = data.count(b":")
+    if b"\\" in data:  # a colon inside a string may be written as an escape: \u003a or \u003A
+        colons += data.count(b"\\u003a") + data.count(b"\\u003A")  # an escaped backslash before u003a: too many, not proven
+    try:
+        return _orjson_dumps(value).count(b":") == colons
+    except _ORJSON_ENCODE_ERROR:
+        return False
 
 
 def _deeper_than(value: Any, room: int) -> bool:
@@ -136,7 +275,8 @@ def _deeper_than(value: Any, room: int) -> bool:
 
 
 def loads(raw: bytes | str, *, bounds: tuple[int, int] = (-MAX_INT, MAX_INT), max_depth: int = MAX_DEPTH) -> Any:
-    """The JSON value of ``raw``; raises ``Malformed``, ``OutOfRange`` or ``TooDeep`` (all ``JSONError``)."""
+    """The JSON value of ``raw``; raises ``Malformed``, ``OutOfRange``, ``TooDeep`` or
+    ``DuplicateMember`` (all ``JSONError``)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     sketch = data.translate(_SKETCH)
     if _long_digit_run(bounds) in sketch:
@@ -146,6 +286,9 @@ def loads(raw: bytes | str, *, bounds: tuple[int, int] = (-MAX_INT, MAX_INT), ma
             value = _orjson_loads(data)
         except _ORJSON_ERROR:  # the standard library gives the verdict, and its wording
             value = _strict_loads(raw, bounds)
+        else:
+            if not _no_member_dropped(data, value):
+                value = _strict_loads(raw, bounds)  # sees every member: DuplicateMember, or the same value
     kind = type(value)
     if (kind is dict or kind is list) and sketch.count(b"[") > max_depth and _deeper_than(value, max_depth):
         raise TooDeep(f"the JSON nests deeper than {max_depth} levels")

@@ -7,6 +7,11 @@ Ed25519 signature, the commitment against the revealed secret, rebuilds every de
 replays every move with this package's engines and compares the result with the recorded one. For
 a verdict (``format`` card-referee-verdict/1) it checks the signature. Exit status 0 when
 everything holds, 1 with the reason on stderr otherwise, 2 for unusable arguments or files.
+
+Both files are read as the service reads a request body (``service.jsonio``, I-JSON): a record or
+verdict that names a member twice (``"result"`` forged first, the signed one last) is refused,
+``FAILED (duplicate_member)``, since readers that keep the first value and readers that keep the
+last would disagree about what was signed.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from . import jsonio
 from .records import RECORD_FORMAT, VERDICT_FORMAT, RecordError, adjudicate, check_signature, public_keys
 
 
@@ -26,11 +32,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         text = sys.stdin.read() if args.record == "-" else open(args.record, encoding="utf-8").read()  # noqa: SIM115
-        doc = json.loads(text)
-        with open(args.keys, encoding="utf-8") as f:
-            keys = public_keys(json.load(f))
+        doc = jsonio.loads(text)
+    except jsonio.DuplicateMember as exc:
+        print(f"FAILED (duplicate_member): {exc}", file=sys.stderr)
+        return 1
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        with open(args.keys, encoding="utf-8") as f:
+            keys = public_keys(jsonio.loads(f.read()))
+    except (OSError, ValueError) as exc:
+        print(f"error: the key file {args.keys}: {exc}", file=sys.stderr)
         return 2
     if not keys:
         print("error: the key file holds no Ed25519 key (expected a JWK Set: {\"keys\": [...]})", file=sys.stderr)

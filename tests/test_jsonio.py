@@ -4,7 +4,10 @@ The reference is the standard library's ``json`` with today's rules made exact (
 literal checked against the bounds, NaN/Infinity and infinite numbers refused, nesting checked):
 ``jsonio.loads`` must agree with it on every input, valid or not, whichever parser ran — checked
 on property-based JSON texts (derandomized) and byte-level mutations of them, and on the edge
-cases named here. ``dumps`` must write compact JSON that reads back as the same value.
+cases named here. A name repeated in any object, however it is written and wherever it sits, is
+``DuplicateMember`` with its JSON Pointer, whichever of the fast counts the body takes (the
+module's docstring); the standard library's ``object_pairs_hook`` is the independent reference.
+``dumps`` must write compact JSON that reads back as the same value.
 """
 
 from __future__ import annotations
@@ -14,11 +17,11 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from service import jsonio
-from service.jsonio import MAX_INT, Malformed, OutOfRange, TooDeep
+from service.jsonio import MAX_INT, DuplicateMember, Malformed, OutOfRange, TooDeep
 
 SETTINGS = settings(derandomize=True, max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 BOUNDS_64 = (-(2**63), 2**63 - 1)
@@ -108,6 +111,21 @@ def test_loads_agrees_with_the_standard_library_on_broken_texts(value: Any, cut:
         (b'{"a":' * 65 + b"1" + b"}" * 65, "TooDeep"),
         (b"[" * 5000 + b"]" * 5000, "TooDeep"),
         (b"[" * 100_000, "TooDeep"),
+        (b'{"a":1,"a":1}', "DuplicateMember"),
+        (b'{"a":1,"\\u0061":2}', "DuplicateMember"),  # one name, however it is written
+        (b'{"a":"\\u003a","a":1}', "DuplicateMember"),  # an escaped colon would balance the count
+        (b'{"a":"x:y:z","b":"::"}', "ok"),  # colons inside strings: the standard library decides
+        (b'{"a":{"a":{"a":1}},"b":[{"a":1},{"a":1}]}', "ok"),  # equal names in different objects
+        (b'[{"x":1,"y":2,"x":3}]', "DuplicateMember"),
+        (b'{"seed":1234567890123456,"seed":1}', "DuplicateMember"),  # the strict path from the start
+        (b'{"token":"' + b"t" * 600_000 + b'","move":{"type":"play","type":"x"}}', "DuplicateMember"),  # walked
+        (b'{"m":[' + b",".join([b'{"a":1,"b":2}'] * 5000) + b'],"m":1}', "DuplicateMember"),  # counted in C
+        (b'{"m":[' + b",".join([b'{"a":1,"b":2}'] * 4999 + [b'{"a":1,"a":2}']) + b"]}", "DuplicateMember"),
+        (b'{"m":[' + b",".join([b'{"a":"\\n","b":2}'] * 4999 + [b'{"a":1,"a":2}']) + b"]}", "DuplicateMember"),
+        (b'{"m":[' + b",".join([b'{"a":"\\n","b":2}'] * 5000) + b"]}", "ok"),
+        (b'{"m":[' + b",".join([b'{"a":"\\u003a:","b":2}'] * 5000) + b"]}", "ok"),  # escaped colons are counted
+        (b'{"m":[' + b",".join([b'{"a":"\\\\u003A","b":2}'] * 5000) + b"]}", "ok"),  # a backslash, then u003A
+        (b'{"m":[' + b",".join([b'{"a":1,"b":2}'] * 4999 + [b'{"a":1,"a":2,"b":"\\u003a"}']) + b"]}", "DuplicateMember"),
     ],
 )
 def test_edge_cases(raw: bytes, kind: str) -> None:
@@ -131,6 +149,65 @@ def test_refusals_say_why() -> None:
         jsonio.loads(b"nope")
     for exc in (OutOfRange, TooDeep, Malformed):
         assert issubclass(exc, ValueError) and exc.reason in ("out of range", "too deep", "malformed JSON")
+
+
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    names = [name for name, _ in pairs]
+    if len(set(names)) != len(names):
+        raise ValueError("repeated name")
+    return dict(pairs)
+
+
+def _pointer(*names: str) -> str:
+    return "".join("/" + n.replace("~", "~0").replace("/", "~1") for n in names)
+
+
+@SETTINGS
+@given(
+    name=st.text(max_size=8),
+    first=json_values,
+    last=json_values,
+    others=st.dictionaries(st.text(max_size=8), json_values, max_size=4),
+    wraps=st.lists(st.sampled_from(["list", "object"]), max_size=6),
+    ascii_only=st.booleans(),
+)
+def test_a_repeated_name_is_refused_with_its_pointer(
+    name: str, first: Any, last: Any, others: dict[str, Any], wraps: list[str], ascii_only: bool
+) -> None:
+    """A name written twice in one object, among other members and under arrays and objects:
+    refused with the pointer of the repeated member, whatever the strings hold (colons, escapes)."""
+    assume(all(type(leaf) is not int or abs(leaf) <= MAX_INT for leaf in _leaves([first, last, others])))
+    def dump(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=ascii_only)
+
+    members = [f"{dump(k)}:{dump(v)}" for k, v in others.items() if k != name]
+    text = "{" + ",".join([f"{dump(name)}:{dump(first)}", *members, f"{dump(name)}:{dump(last)}"]) + "}"
+    path: list[str] = []
+    for wrap in wraps:
+        text = f"[0,{text}]" if wrap == "list" else f'{{"w/~:":{text}}}'
+        path.insert(0, "1" if wrap == "list" else "w/~:")
+    with pytest.raises(ValueError, match="repeated name"):
+        json.loads(text, object_pairs_hook=_no_repeats)  # the reference agrees that it is one
+    with pytest.raises(DuplicateMember) as caught:
+        jsonio.loads(text.encode())
+    assert caught.value.pointer == _pointer(*path, name)
+    assert caught.value.pointer in str(caught.value) or len(caught.value.pointer) > 200
+
+
+@SETTINGS
+@given(value=json_values, ascii_only=st.booleans())
+def test_no_repeated_name_no_refusal(value: Any, ascii_only: bool) -> None:
+    """JSON written from a value never repeats a name, and loads reads it back unchanged."""
+    assume(all(type(leaf) is not int or abs(leaf) <= MAX_INT for leaf in _leaves(value)))
+    raw = json.dumps(value, ensure_ascii=ascii_only).encode()
+    assert json.dumps(jsonio.loads(raw)) == json.dumps(json.loads(raw, object_pairs_hook=_no_repeats))
+
+
+def test_a_repeated_name_says_where() -> None:
+    with pytest.raises(DuplicateMember, match=r"the member /record/result appears more than once in its object \(I-JSON"):
+        jsonio.loads(b'{"record": {"result": {"winner": [1]}, "game": "snap", "result": {"winner": [0]}}}')
+    assert issubclass(DuplicateMember, jsonio.JSONError) and DuplicateMember.reason == "duplicate member"
+    assert DuplicateMember.code == "duplicate_member"
 
 
 def test_str_input_is_read_like_bytes() -> None:
