@@ -1256,8 +1256,13 @@
       const t = e.target;
       if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
       const claim = this.realtime();
-      if (!claim) return;
       const k = e.key.toUpperCase();
+      if (!claim) {
+        // F: the flip this view lists (Russian Bank's hand card), as its button shows
+        const flip = k === "F" && $("pass-screen").hidden ? ((this.shown || {}).legal_moves || []).find((m) => m.type === "flip") : null;
+        if (flip) { e.preventDefault(); this.send(flip); }
+        return;
+      }
       if (k === "F") {
         const flip = this.flipMove();
         if (flip) { e.preventDefault(); this.send(flip, { queue: true }); }
