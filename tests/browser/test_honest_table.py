@@ -26,7 +26,6 @@ from .helpers import (
     cards_named,
     click_card,
     expect,
-    http,
     seq,
     shown,
     start,
@@ -76,11 +75,7 @@ def test_hot_seat_no_control_shows_another_seats_cards_without_a_pass_screen(
     start(p, deck=DECK5, follow=True)
     assert p.locator("#me .seat[data-seat='1'] .tag.you").count() == 1
     assert _hidden_from_seat1_shown(p) == set()
-    note = p.locator("#hotseat-note[data-locked='1']")
-    expect(note).to_contain_text("once the game is over")  # the page says what waits, and until when
-    # View as: the table (everything) is not offered in open mode; forced, it is refused
-    if mode == "open":
-        assert p.locator("#viewer option[value='']").is_disabled()
+    # View as → the table: refused in open mode (the option is not even offered), public if sealed
     _choose_viewer(p, "")
     _settled(p)
     assert _hidden_from_seat1_shown(p) == set(), "the table view showed seat 0's cards"
@@ -93,6 +88,10 @@ def test_hot_seat_no_control_shows_another_seats_cards_without_a_pass_screen(
     _settled(p)
     assert p.locator("#me .seat[data-seat='1'] .tag.you").count() == 1
     assert _hidden_from_seat1_shown(p) == set()
+    if mode == "open":
+        assert p.locator("#viewer option[value='']").is_disabled()
+    note = p.locator("#hotseat-note[data-locked='1']")
+    expect(note).to_contain_text("once the game is over")  # the page says what waits, and until when
     # the dispute desk and the game link are held back until the end of the game
     assert p.locator("#to-desk").is_disabled() and p.locator("#link").is_disabled()
     _force(p, "#to-desk")
@@ -252,7 +251,6 @@ def test_a_tampered_record_after_a_genuine_one_shows_only_its_refusal(sealed_pag
     p.click("#desk-run")
     expect(p.locator("#verdict[data-signature='ok']")).to_be_visible()
     p.wait_for_selector("#desk-scores .winner")
-    assert p.get_attribute("#verdict .record-key", "data-known") == "1"
     forged = json.loads(json.dumps(record))
     forged["match_id"] = str(forged["match_id"])[:-1] + ("0" if str(forged["match_id"])[-1:] != "0" else "1")
     p.fill("#desk-body", json.dumps({"record": forged}))
@@ -260,6 +258,7 @@ def test_a_tampered_record_after_a_genuine_one_shows_only_its_refusal(sealed_pag
     expect(p.locator("#verdict[data-signature='bad']")).to_be_visible()
     assert "does NOT verify" in p.inner_text("#verdict")
     _nothing_of_a_board_left(p)
+    assert p.get_attribute("#verdict .record-key", "data-key") == record["key_id"]  # the key it names
 
 
 # ------------------------------------------------------------------ 4. an open service says it cannot judge records
