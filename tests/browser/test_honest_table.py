@@ -27,6 +27,7 @@ from .helpers import (
     click_card,
     expect,
     seq,
+    shoot,
     shown,
     start,
     take_device,
@@ -136,6 +137,8 @@ def test_hot_seat_opens_the_full_view_and_the_desk_once_the_game_is_over(page: P
     p.click("#start")
     p.wait_for_selector("body[data-games='1']")
     p.check("#follow")
+    take_device(p)
+    shoot(p, "hotseat.png", full_page=False)
     for seat, card in PLAYS5:
         if p.locator("#pass-screen").is_visible():
             take_device(p)
