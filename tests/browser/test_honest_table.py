@@ -3,7 +3,7 @@ the view shown, each judgement at the desk replaces the last whole, an open serv
 judge records, Slapjack and Snap are easy to follow (also on a phone), every event reads as a
 sentence, and the current axe-core finds nothing serious.
 
-Each test here failed on the page as it was before these fixes (see the report of the change).
+Each test here fails on the page as it was before these fixes.
 """
 
 from __future__ import annotations
