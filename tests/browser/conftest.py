@@ -27,7 +27,7 @@ CHROMIUM = Path(os.environ.get("REFEREE_TEST_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 TIMEOUT_MS = 10_000
 AXE = Path(__file__).resolve().parent / "node_modules" / "axe-core" / "axe.min.js"
-DESKTOP = {"width": 1360, "height": 900}
+DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 360, "height": 740}
 
 
@@ -154,3 +154,9 @@ def page(browser: Any, open_server: Served) -> Iterator[Page]:
 @pytest.fixture
 def sealed_page(browser: Any, sealed_server: Served) -> Iterator[Page]:
     yield from _page(browser, sealed_server)
+
+
+@pytest.fixture
+def phone_page(browser: Any, open_server: Served) -> Iterator[Page]:
+    """A page on a 360 × 740 phone screen."""
+    yield from _page(browser, open_server, PHONE)

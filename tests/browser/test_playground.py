@@ -134,8 +134,8 @@ def test_a_refused_move_shows_its_code_detail_and_rule_in_words(page: Page) -> N
     # seat 1 holds no diamond and must trump: KH is in the hand but not offered
     kh = p.locator("#me .hand .card[data-card='KH']")
     assert "playable" not in (kh.get_attribute("class") or "")
-    assert kh.get_attribute("aria-label") == "king of hearts, not playable now"
-    assert p.locator("#me .card[data-card='AS']").get_attribute("aria-label") == "ace of spades, legal"
+    assert kh.get_attribute("aria-label") == "K♥, king of hearts, not playable now"
+    assert p.locator("#me .card[data-card='AS']").get_attribute("aria-label") == "A♠, ace of spades, legal"
     before = seq(p)
     kh.click()
     problem = p.locator("#problem")
@@ -255,14 +255,16 @@ def test_the_desk_explains_empty_malformed_and_other_games_input(page: Page) -> 
 
 @pytest.mark.parametrize("game", _games())
 def test_every_game_is_a_table_that_plays_by_click(page: Page, game: str) -> None:
-    """Each catalogue game from its generated form: the seat to move at the bottom, one legal move
-    clicked, the move told in words; no serious or critical axe-core violation; the screenshot; then
-    on a phone's screen, one more move."""
+    """Each catalogue game from its generated form: the seat to move at the bottom (in a real-time
+    game every seat keeps its place, seat 0 at the bottom), one legal move clicked, the move told in
+    words; no serious or critical axe-core violation; the screenshots (1280 × 800 and 360 × 740);
+    then on a phone's screen, one more move."""
     p = page.open()
     start(p, game=game, seed=20261201)
     assert p.locator("#problem").is_hidden()
     env = shown(p)
-    assert p.locator(f"#me .seat[data-seat='{env['to_move'][0]}']").count() == 1
+    realtime = p.locator("#felt.realtime").count() == 1
+    assert p.locator(f"#me .seat[data-seat='{0 if realtime else env['to_move'][0]}']").count() == 1
     play_any(p)
     assert p.locator("#problem").is_hidden()
     assert p.locator("#log > li").count() == 2
@@ -280,11 +282,10 @@ def test_every_game_is_a_table_that_plays_by_click(page: Page, game: str) -> Non
     if first.count():  # its hand (or its piles), whole
         b = first.bounding_box()
         assert b is not None and b["y"] + b["height"] <= PHONE["height"], (game, b)
+    p.evaluate("window.scrollTo(0, 0)")
+    shoot(p, f"phone-{game}.png", full_page=False)
     play_any(p)
     assert p.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
-    if game == "schnapsen":
-        p.evaluate("window.scrollTo(0, 0)")
-        shoot(p, "phone-schnapsen.png", full_page=False)
     assert desktop_violations + page.axe(f"the {game} table on a phone") == []
 
 

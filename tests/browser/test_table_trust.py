@@ -207,7 +207,7 @@ def test_a_schnapsen_deal_by_keyboard_alone(page: Page) -> None:
                 break
             p.keyboard.press("ArrowRight")
         if card == "QS":
-            assert p.locator(":focus").get_attribute("aria-label") == "queen of spades, legal"
+            assert p.locator(":focus").get_attribute("aria-label") == "Q♠, queen of spades, legal"  # what it shows, then words
         p.keyboard.press("Enter")
         wait_seq(p, i + 1)
         expect(p.locator("#announce")).to_contain_text(f"Seat {seat}: play")
@@ -219,18 +219,20 @@ def test_a_schnapsen_deal_by_keyboard_alone(page: Page) -> None:
 # ------------------------------------------------------------------ match records at the desk
 
 def _records_offered(base: str) -> bool:
-    return http(base, "GET", "/v1/keys")[0] == 200
+    """Whether the service publishes signing keys (an open service answers 200 with no keys)."""
+    status, jwks = http(base, "GET", "/v1/keys")
+    return status == 200 and bool(jwks.get("keys"))
 
 
 def test_the_desk_says_when_records_are_not_offered(page: Page) -> None:
     if _records_offered(page.base):
-        pytest.skip("this service offers match records (GET /v1/keys answers 200)")
+        pytest.skip("this service publishes signing keys (GET /v1/keys lists some)")
     p = page.open()
     p.click("#tab-desk")
-    expect(p.locator("#records-offer")).to_contain_text("not offered by this service")
+    expect(p.locator("#records-offer[data-records='0']")).to_contain_text("has no signing keys")
     p.fill("#desk-body", json.dumps({"record": {"game": "schnapsen", "moves": [], "signature": "x", "fairness": {}}}))
     p.click("#desk-run")
-    expect(p.locator("#desk-problem")).to_contain_text("not offered by this service")
+    expect(p.locator("#desk-problem")).to_contain_text("cannot judge match records")
 
 
 def _finished_record(base: str) -> dict[str, Any]:
@@ -252,7 +254,7 @@ def _finished_record(base: str) -> dict[str, Any]:
 def test_the_desk_verifies_a_signed_match_record(sealed_page: Page) -> None:
     base = sealed_page.base
     if not _records_offered(base):
-        pytest.skip("this service does not offer match records yet (GET /v1/keys is not 200): issue 13 is not merged")
+        pytest.skip("this service publishes no signing keys (GET /v1/keys lists none)")
     record = _finished_record(base)
     p = sealed_page.open()
     p.click("#tab-desk")

@@ -145,7 +145,7 @@
     hand_counts: "cards in hand", hidden_counts: "face-down cards", discard_counts: "discarded", talon: "talon",
     talon_count: "talon", talon_size: "talon", stock_count: "stock", deck_count: "deck", dead_count: "dead cards",
     center_top: "centre pile", center_count: "centre pile", center: "centre pile", pool_top: "pool", pool_count: "pool",
-    trick: "trick on the table", last_trick: "last trick", known_opponent_cards: "opponent's known cards",
+    trick: "trick on the table", last_trick: "last trick", draws: "cards drawn", known_opponent_cards: "opponent's known cards",
     known_cards: "known cards", opponent_hand_count: "hand", hand_count: "hand", known_opponent_cards: "cards it has shown", exposed_count: "exposed", current_bet: "current bet",
     hand_card: "hand card", stock_top: "stock", tableau: "tableau", foundations: "foundation", waste: "waste",
     declarations: "declaration", exchanged: "exchanged", folded: "folded", status: "status", set_aside: "set aside",
@@ -174,6 +174,9 @@
     return `${RANK_NAMES[m[1]]} of ${SUIT_NAMES[m[2]]}${m[3] ? ` (pack ${m[3]})` : ""}`;
   }
   const cardNote = (card) => { const m = CARD_RE.exec(card); return m ? `${m[1]}${SUITS[m[2]]}${m[3] ? "/" + m[3] : ""}` : String(card); };
+  /* A card button's accessible name: its visible notation first, then the words. */
+  const cardName = (card) => `${cardNote(card)}, ${cardWords(card)}`;
+  const cardsN = (n) => `${n} card${Number(n) === 1 ? "" : "s"}`;
   const suitOf = (card) => { const m = CARD_RE.exec(card || ""); return m ? m[2] : null; };
 
   async function api(method, path, body, key) {
@@ -215,7 +218,8 @@
     if (opts.owner !== undefined && opts.owner !== null) attrs.dataOwner = opts.owner;
     if (opts.inHand) attrs.dataInHand = "1";
     if (opts.from) attrs.dataFrom = opts.from;
-    if (opts.button) return el("button", { ...attrs, type: "button", "aria-label": words }, inner);
+    // a button's name begins with what it shows ("Q♠, queen of spades"): WCAG 2.5.3, label in name
+    if (opts.button) return el("button", { ...attrs, type: "button", "aria-label": cardName(card) }, inner);
     return el("span", { ...attrs, role: "img", "aria-label": words }, inner);
   }
 
@@ -265,33 +269,101 @@
 
   const seats = (w) => (Array.isArray(w) ? (w.length ? w.map(seatName).join(" and ") : "nobody") : Number.isInteger(w) ? seatName(w) : w === null || w === undefined ? "nobody" : String(w));
 
+  const REASONS = {
+    claim: "a correct claim of 66", false_claim: "a wrong claim of 66", last_trick: "the last trick", closer_failed: "the closer did not reach 66",
+    all_cards: "one seat holds every card", stall: "too many flips without a snap",
+  };
+  const reason = (r) => REASONS[r] || plain(r);
+
+  /* A list of numbers, one per seat (or side, or party): "seat 0 59, seat 1 61". */
+  function perSeat(v, word) {
+    if (Array.isArray(v)) return v.map((x, s) => `${word || "seat"} ${s} ${x === null ? "—" : x}`).join(", ");
+    if (isObj(v)) return Object.entries(v).map(([k, x]) => `${word || "seat"} ${k} ${Array.isArray(x) ? x.join(" · ") : x}`).join(", ");
+    return String(v);
+  }
+
+  /* End-of-hand points (Seven Up, California Jack): "high A♣ to seat 1". */
+  function awardsWords(awards) {
+    return joinParts((awards || []).filter(isObj).map((a) => [a.point === "game" ? "game" : `${a.point} `, isCard(a.card) ? noteEl(a.card) : "",
+      a.credited === false ? " (not scored)" : Number.isInteger(a.seat) ? [" to ", seatName(a.seat), Number.isInteger(a.party) ? ` (party ${a.party})` : ""]
+        : Number.isInteger(a.party) ? ` to party ${a.party}` : " (tied: nobody)"]), ", ");
+  }
+
+  /* Stukolka's settlement of a deal (§7). */
+  function stukolkaResult(r) {
+    if (!isObj(r)) return ["Deal over."];
+    const carry = isInt(r.carry) && Number(r.carry) > 0 ? ` ${r.carry} carried to the next deal.` : "";
+    if (r.kind === "all_passed") return [`Deal over: everybody passed, nobody plays and the pot of ${r.pot} goes to the next deal.`];
+    if (r.kind === "dealer_takes") return [`Deal over: only the dealer, ${seatName(r.winner)}, tapped and takes the pot of ${r.pot}.`, carry];
+    if (r.kind === "lone_tapper_takes") return [`Deal over: ${seatName(r.winner)} tapped alone and takes the pot of ${r.pot}.`, carry];
+    const won = Object.entries(isObj(r.winnings) ? r.winnings : {}).map(([s, x]) => `${seatName(Number(s))} wins ${x}`);
+    const tricks = Array.isArray(r.tricks) ? r.tricks.map((t, s) => `${seatName(s)} ${t}`).join(", ") : "";
+    return [`Deal over: tricks taken ${tricks}; each trick pays ${r.third} (a third of the pot of ${r.pot})`, won.length ? `; ${won.join(", ")}` : "", ".",
+      Array.isArray(r.remized) && r.remized.length ? ` Remized (no trick): ${seats(r.remized)}, paying ${r.remiz} each.` : "",
+      Array.isArray(r.penalized) && r.penalized.length ? ` Penalized: ${seats(r.penalized)}, paying ${r.remiz} each.` : "", carry];
+  }
+
+  /* Bragging's end of a hand (§7). */
+  function braggingResult(ev) {
+    const winners = Array.isArray(ev.winners) ? ev.winners : [];
+    const hands = isObj(ev.hands) ? Object.entries(ev.hands) : [];
+    const shown = hands.length ? [" Hands: ", joinParts(hands.map(([s, cards]) => [`${seatName(Number(s))} `, wordsValue(cards),
+      isObj(ev.values) && Array.isArray(ev.values[s]) ? ` (value ${ev.values[s].join(" · ")})` : ""]), "; "), "."] : "";
+    const shares = isObj(ev.shares) && winners.length > 1 ? ` Shares: ${Object.entries(ev.shares).map(([s, x]) => `${seatName(Number(s))} ${x}`).join(", ")}.` : "";
+    if (ev.kind === "uncontested") return [`Hand over: every other seat folded, ${seats(winners)} takes the pot of ${ev.pot}.`, shown];
+    if (ev.kind === "tie_carried") return [`Hand over: a tie between ${seats(winners)}, so the pot of ${ev.pot} is carried to the next hand.`, shown];
+    return [`Showdown: ${seats(winners)} ${winners.length > 1 ? "share" : "wins"} the pot of ${ev.pot}.`, shares, shown];
+  }
+
+  /* Who was slower, stale or out after a claim, as a clause. */
+  function claimRest(ev) {
+    const out = [];
+    if (Array.isArray(ev.slower) && ev.slower.length) out.push(`${seats(ev.slower)} ${ev.slower.length > 1 ? "were" : "was"} slower`);
+    if (Array.isArray(ev.stale) && ev.stale.length) out.push(`${seats(ev.stale)} claimed an earlier card`);
+    if (Array.isArray(ev.out) && ev.out.length) out.push(`${seats(ev.out)} ${ev.out.length > 1 ? "are" : "is"} out`);
+    return out.length ? `; ${out.join("; ")}` : "";
+  }
+
   /* One event as a sentence of text and inline cards. */
   function eventWords(ev) {
     const p = ev.player;
     const who = Number.isInteger(p) ? cap(seatName(p)) : "A player";
     const c = (x) => (isCard(x) ? noteEl(x) : "a hidden card");
+    const n = (x) => (Array.isArray(x) ? x.length : x);
     switch (ev.type) {
       case "deal_started": return [`${ev.deal_number ?? ev.hand_number ? `Deal ${ev.deal_number ?? ev.hand_number}` : "A deal"} begins, dealt by ${seatName(ev.dealer)}`,
         ev.trump_card ? [", trump card ", c(ev.trump_card)] : "", ev.turnup ? [", turn-up ", c(ev.turnup)] : "",
-        ev.trump ? `, trump ${SUITS[ev.trump] || ev.trump}` : "", ev.pot !== undefined ? `, pot ${ev.pot}` : "", "."];
+        ev.trump ? `, trump ${SUIT_NAMES[ev.trump] || ev.trump}` : "", ev.stock_top ? [", top of the stock ", c(ev.stock_top)] : "", ev.pot !== undefined ? `, pot ${ev.pot}` : "", "."];
       case "hand_started": return [`Hand ${ev.hand_number} begins, dealt by ${seatName(ev.dealer)}`, ev.ante !== undefined ? `, ante ${ev.ante}` : "", ev.pot !== undefined ? `, pot ${ev.pot}` : "", "."];
       case "card_played": return [`${who} played `, c(ev.card), ev.violation ? ` (breaking ${plain(ev.violation)})` : "", "."];
-      case "trick_won": return [`${who} won the trick`, ev.cards ? [" (", wordsValue(ev.cards), ")"] : "", ev.points !== undefined ? ` worth ${ev.points} point${ev.points === 1 ? "" : "s"}` : "", "."];
-      case "card_drawn": return [`${who} drew `, c(ev.card), ev.trump_card ? " (the trump card)" : "", "."];
+      case "trick_won": return [`${who} won the trick`, Number.isInteger(ev.trick) ? ` ${ev.trick}` : "", ev.cards ? [" (", wordsValue(ev.cards), ")"] : "", ev.points !== undefined ? ` worth ${ev.points} point${ev.points === 1 ? "" : "s"}` : "", "."];
+      case "card_drawn": return [`${who} drew `, c(ev.card), ev.trump_card ? " (the trump card)" : "", ev.public && isCard(ev.card) ? " face up from the stock" : "", "."];
       case "claim": return [`${who} claimed 66 with ${ev.points} points: ${ev.correct ? "correct" : "wrong"}${ev.auto ? " (automatic)" : ""}.`];
       case "exchange": return [`${who} exchanged the trump jack`, ev.jack ? [" ", c(ev.jack)] : "", " for ", c(ev.card), "."];
       case "close": return [`${who} closed the talon.`];
       case "marriage": return [`${who} declared a marriage in ${SUIT_NAMES[ev.suit] || ev.suit} (${ev.points} points).`];
-      case "deal_over": return ["Deal over: ", ev.winner !== undefined ? `${seats(ev.winner)} wins` : "", ev.game_points !== undefined ? ` ${ev.game_points} game point${ev.game_points === 1 ? "" : "s"}` : "",
-        ev.reason ? ` (${plain(ev.reason)})` : "", ev.points ? [", points ", wordsValue(ev.points)] : "", ev.result ? [": ", wordsValue(ev.result)] : "", ev.hand_points ? [", hand points ", wordsValue(ev.hand_points)] : "", "."];
-      case "game_over": return [`Game over: ${seats(ev.winner)} ${Array.isArray(ev.winner) && ev.winner.length > 1 ? "win" : "wins"}`, ev.reason ? ` (${plain(ev.reason)})` : "", "."];
+      case "deal_over":
+        if ("result" in ev) return stukolkaResult(ev.result);
+        if (ev.hand_points) return [`Deal over: this hand's points ${perSeat(ev.hand_points, "side")}`, ev.scores ? `; scores now ${perSeat(ev.scores, "side")}` : "", "."];
+        return ["Deal over", ev.winner !== undefined ? `: ${seats(ev.winner)} wins` : "", ev.game_points !== undefined ? ` ${ev.game_points} game point${ev.game_points === 1 ? "" : "s"}` : "",
+          ev.reason ? ` (${reason(ev.reason)})` : "", Array.isArray(ev.points) ? `; card points ${perSeat(ev.points)}` : "", "."];
+      case "hand_over":
+        if ("kind" in ev) return braggingResult(ev);
+        return [Number.isInteger(ev.deal_number) ? `Hand ${ev.deal_number} over` : "Hand over", ev.trump ? ` (trump ${SUIT_NAMES[ev.trump] || ev.trump})` : "", ": ", awardsWords(ev.awards),
+          Array.isArray(ev.game_totals) ? `; cards for game ${perSeat(ev.game_totals)}` : "", Array.isArray(ev.scores) ? `; scores now ${perSeat(ev.scores)}` : "", "."];
+      case "hand_scored": return ["Hand scored: ", awardsWords(ev.awards), Array.isArray(ev.game_totals) ? `; cards for game ${perSeat(ev.game_totals, "party")}` : "",
+        Array.isArray(ev.scores) ? `; scores now ${perSeat(ev.scores, "party")}` : "", "."];
+      case "game_over": return [`Game over: ${seats(ev.winner)} ${Array.isArray(ev.winner) && ev.winner.length > 1 ? "win" : "wins"}`,
+        Number.isInteger(ev.party) ? ` (party ${ev.party})` : "", ev.reason ? ` (${reason(ev.reason)})` : "", isInt(ev.points) ? `, ${ev.points} point${ev.points === 1 ? "" : "s"}` : "", "."];
       case "flip": return [`${who} flipped `, c(ev.card), ev.recycled ? " (stock recycled)" : "", "."];
-      case "capture": return [`${cap(seats(ev.winner))} slapped first and takes ${Array.isArray(ev.cards) ? ev.cards.length : ev.cards} cards`, ev.slower && ev.slower.length ? `; slower: ${seats(ev.slower)}` : "", "."];
+      case "capture": return [`${cap(seats(ev.winner))} slapped first and takes ${cardsN(n(ev.cards))}`, claimRest(ev), "."];
       case "false_slap": return [`False slap by ${seats(ev.order)}`, ev.penalties && ev.penalties.length ? [": ", joinParts(ev.penalties.map((x) => `${seatName(x.from)} pays ${x.paid === false ? "nothing" : "a card"} to ${seatName(x.to)}`), ", ")] : "", "."];
-      case "snap": return [`${cap(seats(ev.winner))} called snap first and takes ${Array.isArray(ev.cards) ? ev.cards.length : ev.cards ?? ""} cards`, ev.slower && ev.slower.length ? `; slower: ${seats(ev.slower)}` : "", "."];
-      case "false_call": return [`False snap by ${seats(ev.order)}`, ev.penalties && ev.penalties.length ? [": ", joinParts(ev.penalties.map((x) => `${seatName(x.from)} pays to ${x.to === "pool" ? "the pool" : seatName(x.to)}`), ", ")] : "", "."];
+      case "snap": return [`${cap(seats(ev.winner))} called snap first and takes ${cardsN(n(ev.cards ?? 0))}`,
+        Array.isArray(ev.taken_from) && ev.taken_from.length ? ` from ${ev.taken_from.map((s) => `${seatName(s)}'s`).join(" and ")} pile${ev.taken_from.length > 1 ? "s" : ""}` : "",
+        ev.pool ? (Array.isArray(ev.taken_from) && ev.taken_from.length ? " and the pool" : " from the pool") : "", claimRest(ev), "."];
+      case "false_call": return [`False snap by ${seats(ev.order)}`, ev.penalties && ev.penalties.length ? [": ", joinParts(ev.penalties.map((x) => `${seatName(x.from)} pays a card to ${x.to === "pool" ? "the pool" : seatName(x.to)}`), ", ")] : "", "."];
       case "tie_to_pool": return [`A tie between ${seats(ev.tied)}: the piles go to the pool.`];
-      case "deal": return [`The cards are dealt`, ev.stock_counts ? ` (${ev.stock_counts.join(", ")})` : "", Number.isInteger(ev.to_move) ? `; ${seatName(ev.to_move)} flips first` : "", "."];
+      case "deal": return ["The cards are dealt", Array.isArray(ev.stock_counts) ? `: ${ev.stock_counts.map((x, s) => `${cardsN(x)} to ${seatName(s)}`).join(", ")}` : "", Number.isInteger(ev.to_move) ? `; ${seatName(ev.to_move)} flips first` : "", "."];
       case "blind": return [`${who} plays blind for ${ev.amount}.`];
       case "no_blind": return [`${who} does not play blind.`];
       case "cards_dealt": return [`${who} is dealt `, ev.face_down ? ["face down ", wordsValue(ev.face_down)] : "cards face down", ev.face_up && ev.face_up.length ? [" and face up ", wordsValue(ev.face_up)] : "", "."];
@@ -304,16 +376,28 @@
       case "beg": return [`${who} begs.`];
       case "give": return [`${who} gives a point.`];
       case "run": return [`${who} runs the cards.`];
-      case "discarded": return [`${who} discarded ${ev.count} card${ev.count === 1 ? "" : "s"}.`];
-      case "trump_fixed": return [`Trump is ${SUIT_NAMES[ev.suit] || ev.suit}.`];
-      case "declared": return [`${who} declares ${plain(ev.declaration)}.`];
-      case "exchanged": return [`${who} exchanged ${ev.count} card${ev.count === 1 ? "" : "s"}`, ev.discard ? [" (out ", wordsValue(ev.discard), ev.drawn ? ["; in ", wordsValue(ev.drawn)] : "", ")"] : "", "."];
+      case "turned_jack": return [`${who} turned up the jack `, c(ev.card), `: ${ev.points} point${ev.points === 1 ? "" : "s"} to party ${ev.party}.`];
+      case "gift": return [`${cap(seatName(p))} takes one: ${ev.points} point${ev.points === 1 ? "" : "s"} to party ${ev.party}.`];
+      case "cards_run": return ["The cards are run: ", c(ev.set_aside), " is set aside, the new turn-up is ", c(ev.turnup), "."];
+      case "deal_void": return ["The deal is void (", c(ev.set_aside), ` set aside); ${seatName(ev.dealer)} deals again.`];
+      case "discarded": return [`${who} discarded ${cardsN(ev.count)}.`];
+      case "trump_fixed": return [`Trump is ${SUIT_NAMES[ev.suit] || ev.suit}`, ev.turnup ? [" (turn-up ", c(ev.turnup), ")"] : "", "."];
+      case "trump_set": return [`Trump is now ${SUIT_NAMES[ev.trump] || ev.trump}`, ev.card ? [", from ", c(ev.card)] : "", "."];
+      case "declared": return [`${who} ${ev.declaration === "pass" ? "passes" : ev.declaration === "tap" ? "taps" : `declares ${plain(ev.declaration)}`}.`];
+      case "in_play": return [`In play: ${seats(ev.in_play)}`, Number.isInteger(ev.defender) ? `; ${seatName(ev.defender)} defends` : "", "."];
+      case "exchanged": return [`${who} exchanged ${cardsN(ev.count)}`, ev.discard ? [" (out ", wordsValue(ev.discard), ev.drawn ? ["; in ", wordsValue(ev.drawn)] : "", ")"] : "", "."];
       case "card_moved": return [`${who} moved `, c(ev.card), ` from ${place(ev.from)} to ${place(ev.to)}${Number.isInteger(ev.foundation) ? " " + ev.foundation : ""}.`];
-      case "passed": return [`${who} passed.`];
+      case "layout": return ["The cards are laid out", Array.isArray(ev.stock_tops) ? [": the stocks show ", joinParts(ev.stock_tops.map((x, s) => [c(x), ` (${seatName(s)})`]), " and ")] : "",
+        Number.isInteger(ev.first_player) ? `; ${seatName(ev.first_player)} plays first` : "", "."];
+      case "stock_top_turned": return [`${who} turned up the top of the stock: `, c(ev.card), "."];
+      case "waste_turned": return [`${who} turned the waste over as the new hand pile (${cardsN(ev.cards)}).`];
+      case "card_flipped": return [`${who} turned up the hand card `, c(ev.card), "."];
+      case "card_discarded": return [`${who} put the hand card `, c(ev.card), " on the waste."];
+      case "passed": return [`${who} passed${ev.idle ? " (nothing moved this turn)" : ""}.`];
       case "turn_ended": return [`${who}'s turn ends; ${seatName(ev.next)} to play.`];
       default: {
         const rest = Object.entries(ev).filter(([k]) => k !== "type" && k !== "player");
-        return [Number.isInteger(p) ? `${who}: ` : "", cap(plain(ev.type)), rest.length ? [" — ", joinParts(rest.map(([k, v]) => [`${plain(k)} `, wordsValue(v)]), "; ")] : "", "."];
+        return [Number.isInteger(p) ? `${who}: ` : "", cap(plain(ev.type)), rest.length ? [" (", joinParts(rest.map(([k, v]) => [`${plain(k)} `, wordsValue(v)]), "; "), ")"] : "", "."];
       }
     }
   }
@@ -342,7 +426,15 @@
     if (t === "close") return ["close the talon"];
     if (t === "exchange" && !m.discard) return ["exchange the trump jack"];
     if (t === "claim") return ["claim 66"];
-    if (Array.isArray(m.claims)) return [`${plain(t)}: `, joinParts(m.claims.map((x) => `${seatName(x.player)}${x.at !== undefined ? " at " + x.at : ""}`), ", ")];
+    if (Array.isArray(m.claims)) {
+      // who pressed first and how much later the others were (never the clock's raw milliseconds)
+      const cs = m.claims.filter(isObj);
+      if (!cs.length || !cs.every((x) => isInt(x.at))) return [`${plain(t)} together: ${seats(cs.map((x) => x.player))}`];
+      const sorted = cs.slice().sort((a, b) => Number(a.at) - Number(b.at));
+      const t0 = Number(sorted[0].at);
+      return [`${plain(t)}: `, sorted.map((x, i) => (i === 0 ? `${seatName(x.player)} first` : Number(x.at) === t0 ? `${seatName(x.player)} at the same moment`
+        : `${seatName(x.player)} ${Number(x.at) - t0} ms later`)).join(", ")];
+    }
     const parts = [plain(t || "?")];
     for (const [k, v] of Object.entries(m)) {
       if (k === "type" || k === "player" || k === "at" || (k === "violation" && v === null)) continue;
@@ -415,7 +507,7 @@
       if (other !== null && key.includes("opponent")) { perSeat[other].push([key.replace(/^opponent_/, ""), v]); continue; }
       if (viewer !== null && (key === "hand" || key === "own_hand")) { perSeat[viewer].push(["hand", v]); continue; }
       const seatList = n > 1 && Array.isArray(v) && v.length === n && !SEAT_LISTS.has(key) && !isTrick(v) && !key.startsWith("last_")
-        && !(isCardOrNullList(v) && !/top/.test(key) && !v.includes(null)) && !v.every((x) => isObj(x) && "card" in x) && key !== "tableau" && key !== "foundations";
+        && !(isCardOrNullList(v) && !/top/.test(key) && !v.includes(null)) && !v.every((x) => isObj(x) && ("card" in x || "cards" in x)) && key !== "tableau" && key !== "foundations";
       if (seatList) { v.forEach((x, s) => perSeat[s].push([key, x])); continue; }
       centre.push([key, v]);
     }
@@ -495,6 +587,17 @@
             : Array.isArray(g) && g.every((y) => Array.isArray(y)) ? el("span", { class: "cards" }, g.map((t) => valueEl(t, { key: "trick" })))
               : valueEl(g, { ...ctx, hand: false, from: ctx.key === "tableau" ? `tableau:${i}` : null, topOnly: ctx.key === "tableau" }))));
       }
+      if (v.every((x) => isObj(x) && (isTrick(x.cards) || isCardList(x.cards)))) {
+        // tricks taken (California Jack): one small box per trick, who won it
+        return el("span", { class: "groups tricks-taken" }, v.map((t, i) => el("span", { class: "group", dataTrick: i + 1 },
+          el("span", { class: "group-name", text: `trick ${i + 1}${Number.isInteger(t.winner) ? `: ${seatName(t.winner)}` : ""}` }),
+          el("span", { class: "cards" }, (isTrick(t.cards) ? t.cards.map((x) => x.card) : t.cards).map((c) => cardEl(c, { mini: true }))))));
+      }
+      if (v.every((x) => isObj(x) && "card" in x && Number.isInteger(x.player))) {
+        // cards drawn: who drew what (a hidden one as such)
+        return el("span", { class: "val words" }, joinParts(v.map((x) => [`${seatName(x.player)} `, isCard(x.card) ? noteEl(x.card) : "a hidden card",
+          Number.isInteger(x.trick) ? ` (trick ${x.trick})` : ""]), ", "));
+      }
       if (v.every((x) => typeof x !== "object" || x === null)) return el("span", { class: "val", text: v.map((x) => (x === null ? "—" : plain(String(x)))).join(", ") });
       return el("span", { class: "val words" }, wordsValue(v));
     }
@@ -530,7 +633,8 @@
     const toMove = Array.isArray(env.to_move) ? env.to_move : [];
     const winners = Array.isArray(env.winner) ? env.winner : [];
     const teams = teamsOf(env, n);
-    const bottom = viewer !== null ? viewer : toMove.length ? toMove[0] : 0;
+    // real time (Slapjack, Snap): every seat keeps its place; otherwise the seat to move comes to the bottom
+    const bottom = viewer !== null ? viewer : into.fixedBottom ? 0 : toMove.length ? toMove[0] : 0;
     const rb = perSeat.some((f) => f.some(([k]) => k === "hand_card")) || "tableau" in state;
     const panel = (s) => {
       const tags = [];
@@ -580,7 +684,18 @@
       if (v === null && !/top|trump/.test(key)) continue;
       if (Array.isArray(v) && !v.length && key !== "trick") continue; // an empty pile says nothing
       if (isCountKey(key) && Array.isArray(state[countBase(key)])) continue; // the pile itself is shown
+      const base = key.replace(/_top$/, "");
+      if (base !== key && Array.isArray(state[base]) && state[base].length) continue; // the pile is shown, its top with it
+      if (isCountKey(key) && isCard(state[`${countBase(key)}_top`])) continue; // drawn with its top card, below
       let f;
+      if (base !== key && isCard(v) && isInt(state[`${base}_count`])) {
+        // one pile: its face-up top card and how many cards it holds (not two boxes both called "stock")
+        const box = el("div", { class: "panel pilebox" + (base === "center" ? " main-pile" : ""), dataField: key },
+          el("h2", { class: "pile-name", text: label(base === "center" ? "center_top" : `${base}_count`) }),
+          el("span", { class: "stack", dataCount: state[`${base}_count`] }, cardRow([v], {}), el("span", { class: "pile-count", text: `×${state[`${base}_count`]}` })));
+        into.table.append(box);
+        continue;
+      }
       if (STACKS.test(key) && (isCardList(v) || isTrick(v))) {
         // a stack lying on the table: its top card and how many cards it holds
         let top = /^(center|centre|pool|waste|discard)/.test(key) ? v[v.length - 1] : v[0];
@@ -666,7 +781,13 @@
 
   // ================================================================== catalogue, mode, tabs
 
-  const app = { catalogue: [], byId: {}, sealed: false, records: null };
+  const app = { catalogue: [], byId: {}, sealed: false, records: null, keys: [], keysRead: null };
+
+  /* A real-time game (Slapjack, Snap): its claim move type ("slap"), the one with a batch form ("slaps"). */
+  function realtimeOf(game) {
+    const types = game ? game.move_types : [];
+    return types.find((t) => types.includes(t + "s") && t !== "flip") || null;
+  }
 
   async function boot() {
     $("fatal").hidden = true;
@@ -694,7 +815,12 @@
     }
     buildForm();
     document.body.dataset.ready = "1";
-    api("GET", "/v1/keys").then((r) => { app.records = r.ok; desk.offer(); });
+    // records are judged only with published keys: an open service answers an empty key set
+    app.keysRead = api("GET", "/v1/keys").then((r) => {
+      app.keys = r.ok && isObj(r.data) && Array.isArray(r.data.keys) ? r.data.keys.filter((k) => isObj(k) && typeof k.kid === "string") : [];
+      app.records = app.keys.length > 0;
+      desk.offer();
+    });
     if (location.hash.startsWith("#desk=")) desk.fromLink(location.hash.slice(6));
     else await table.restore();
     window.addEventListener("hashchange", () => { if (location.hash.startsWith("#desk=")) desk.fromLink(location.hash.slice(6)); });
@@ -794,8 +920,8 @@
 
     init() {
       $("new-form").addEventListener("submit", (e) => { e.preventDefault(); this.start(); });
-      $("viewer").addEventListener("change", () => { this.viewer = $("viewer").value === "" ? null : Number($("viewer").value); this.revealed = this.viewer; this.save(); this.refresh(); });
-      $("follow").addEventListener("change", () => { this.save(); if ($("follow").checked) this.afterMove(); });
+      $("viewer").addEventListener("change", () => this.chooseViewer($("viewer").value === "" ? null : Number($("viewer").value)));
+      $("follow").addEventListener("change", () => this.followChanged());
       $("move-json").addEventListener("input", () => { $("move-json").dataset.touched = "1"; });
       $("send-move").addEventListener("click", () => {
         let move;
@@ -803,8 +929,9 @@
         this.send(move, { raw: true });
       });
       $("to-desk").addEventListener("click", () => {
-        if (!this.request) return;
+        if (!this.request || this.locked()) return;
         desk.load(this.game.id, { ...this.request, moves: this.moves });
+        desk.fromTable = true;
         showTab("desk");
         desk.run();
       });
@@ -820,13 +947,72 @@
       return seat === null || seat === undefined ? this.tableKey : (this.seatKeys[seat] || this.tableKey);
     },
 
-    realtime() {
-      const types = this.game ? this.game.move_types : [];
-      const claim = types.find((t) => types.includes(t + "s") && t !== "flip");
-      return claim || null;
-    },
+    realtime() { return realtimeOf(this.game); },
 
     hotseat() { return $("follow").checked && !this.realtime(); },
+
+    /* Hot-seat while the game goes on: each seat sees only its own view, after the pass screen; the
+     * full view, the desk, the game link and taking back another seat's move wait for the end. */
+    locked() { return this.hotseat() && !!this.env && this.env.status !== "finished"; },
+
+    /* Take back: in hot-seat only the seat that made the last move, while it holds the device. */
+    canUndo() {
+      if (app.sealed || !this.history.length) return false;
+      if (!this.locked()) return true;
+      const last = this.moves[this.moves.length - 1];
+      return !!last && Number.isInteger(last.player) && last.player === this.revealed && this.viewer === this.revealed && $("pass-screen").hidden;
+    },
+
+    chooseViewer(v) {
+      if (this.locked() && v === null && !app.sealed) { this.syncControls(); return; } // the full view waits for the end of the game
+      this.viewer = v;
+      if (!this.locked()) this.revealed = v; // hot-seat: another seat is shown only after its pass screen
+      this.save();
+      this.refresh();
+    },
+
+    followChanged() {
+      const on = $("follow").checked;
+      if (this.game && this.env && this.env.status !== "finished" && !this.realtime() && (!on || this.moves.length)) {
+        // told to every seat in the log: turning hot-seat off is how a seat could look at another's cards
+        this.log.push({ kind: "note", seq: (this.env.state || {}).seq, text: on
+          ? "Hot-seat turned on: from here each seat is shown only its own cards, after the pass screen."
+          : "Hot-seat turned off: from here this device may show every seat's cards." });
+      }
+      if (on) this.revealed = null; // the next seat takes the device through the pass screen
+      this.save();
+      if (!this.game || !this.env) return;
+      if (on) this.afterMove(); else { this.syncControls(); if ($("pass-screen").hidden) this.drawLog(); }
+    },
+
+    /* The controls as the mode allows them: the viewer box always names the view being shown. */
+    syncControls() {
+      const locked = this.locked();
+      const sel = $("viewer");
+      const all = sel.querySelector("option[value='']");
+      if (all) {
+        all.disabled = locked && !app.sealed;
+        all.textContent = app.sealed ? "the table (public view)" : locked ? "the table (everything): once the game is over" : "the table (everything)";
+      }
+      sel.value = this.viewer === null ? "" : String(this.viewer);
+      $("to-desk").disabled = locked;
+      $("link").disabled = locked;
+      $("undo").disabled = !this.canUndo();
+      $("follow").disabled = !!this.realtime();
+      if (locked) {
+        $("link-box").hidden = true;
+        if (location.hash.startsWith("#game=")) history.replaceState(null, "", location.pathname); // the address held every seat's cards
+        if (desk.fromTable) desk.reset();
+      }
+      const note = $("hotseat-note");
+      const g = this.game ? this.game.name : "This game";
+      note.textContent = !$("follow").checked ? ""
+        : this.realtime() ? `${g} is played in real time: every seat plays at once on this screen, so there is no hot-seat.`
+          : locked ? `Hot-seat: each seat is shown only its own cards, after the pass screen. ${app.sealed ? "" : "The full view of the table, "}${app.sealed ? "The" : "the"} dispute desk, the game link and taking back another seat's move open once the game is over, or when “follow the turn” is off.`
+            : "The game is over: the full view, the dispute desk and the game link are open.";
+      note.hidden = !note.textContent;
+      note.dataset.locked = locked ? "1" : "0";
+    },
 
     clearErrors() { showProblem($("problem"), null); showProblem($("netproblem"), null); },
 
@@ -869,6 +1055,7 @@
       this.seatKeys = res.data.seat_keys || [];
       this.tableKey = res.data.table_key || null;
       const n = seatCount(res.data);
+      this.shownViewer = undefined;
       const entry = { kind: "new", seq: 0, title: `New game of ${g.name}` + (body.seed !== undefined ? ` (seed ${body.seed})` : deck ? " (fixed deck)" : ""), ev: {} };
       entry.ev[app.sealed ? "p" : "t"] = res.data.events;
       if (!app.sealed) {
@@ -876,9 +1063,10 @@
         views.forEach((v, s) => { if (v.ok) entry.ev[s] = v.data.events; });
       }
       this.log.push(entry);
-      this.fillViewers(n);
+      // the viewer first, then the box that names it (the box said "the table" over seat 1's hand)
       this.viewer = app.sealed ? (res.data.to_move[0] ?? 0) : null;
       this.revealed = null;
+      this.fillViewers(n);
       $("setup").open = false;
       await this.afterMove(true);
       // counted once the new game is drawn (or its pass screen is up): a signal that the page shows it
@@ -889,9 +1077,9 @@
     fillViewers(n) {
       $("viewer").replaceChildren(el("option", { value: "", text: app.sealed ? "the table (public view)" : "the table (everything)" }),
         ...Array.from({ length: n }, (_, s) => el("option", { value: String(s), text: `seat ${s}` })));
-      $("viewer").value = this.viewer === null ? "" : String(this.viewer);
       $("to-desk").hidden = !(this.request && (this.request.seed !== undefined || this.request.deck));
       $("undo").hidden = app.sealed;
+      this.syncControls();
     },
 
     turnWords() {
@@ -922,6 +1110,7 @@
       $("pass-go").textContent = `I am seat ${this.viewer}: show my cards`;
       $("pass-screen").hidden = false;
       $("status-line").replaceChildren(el("b", { text: this.game.name }), " · ", ...statusText(this.env));
+      this.syncControls();
       $("pass-go").focus();
       announce(`Pass the device to seat ${this.viewer}.`);
     },
@@ -937,6 +1126,7 @@
     /* Fetch the envelope as the current viewer sees it, then draw it. */
     async refresh(focus) {
       if (!this.env) return;
+      const gen = this.refreshGen = (this.refreshGen || 0) + 1;
       if (this.hotseat() && this.viewer !== null && this.viewer !== this.revealed) { this.passScreen(); return; }
       $("pass-screen").hidden = true; $("board-wrap").hidden = false;
       let env = this.env;
@@ -944,7 +1134,9 @@
         const q = this.viewer === null ? "" : `?as=${this.viewer}`;
         const body = app.sealed ? { token: this.token } : { state: this.full };
         const res = await api("POST", `/v1/games/${this.game.id}/state${q}`, body, app.sealed && this.viewer !== null ? this.seatKey(this.viewer) : undefined);
+        if (gen !== this.refreshGen) return; // a later view was asked for: only the last is drawn
         if (!res.ok) {
+          if (this.shownViewer !== undefined) { this.viewer = this.shownViewer; this.syncControls(); } // the box names what is shown
           if (res.network) this.netFailure(res, "Could not show this view", () => this.refresh(focus));
           else showProblem($("problem"), res.data, "Could not show this view");
           return;
@@ -952,6 +1144,7 @@
         env = res.data;
       }
       this.shown = env;
+      this.shownViewer = this.viewer;
       this.draw(focus);
     },
 
@@ -961,13 +1154,14 @@
       const env = this.shown;
       const hadFocus = document.activeElement && (document.activeElement === document.body || $("play-area").contains(document.activeElement));
       $("status-line").replaceChildren(el("b", { text: this.game.name }), " · ", ...statusText(env));
-      renderPosition(env, this.viewer, { opponents: $("opponents"), me: $("me"), table: $("table"), facts: $("facts-strip"), scores: $("scores") });
+      renderPosition(env, this.viewer, { opponents: $("opponents"), me: $("me"), table: $("table"), facts: $("facts-strip"), scores: $("scores"), fixedBottom: !!this.realtime() });
+      $("felt").classList.toggle("realtime", !!this.realtime());
       $("facts").replaceChildren(el("p", {}, "Options: ", wordsValue((env.state || {}).options || {})), el("p", {}, `Rules: ${(env.state || {}).rules_version || ""}`));
       $("raw").textContent = J.stringify(env, 1);
       this.wireMoves(env);
       this.drawLog();
       this.drawSummary();
-      $("undo").disabled = !this.history.length;
+      this.syncControls();
       const first = (env.legal_moves || [])[0];
       if (first && !$("move-json").dataset.touched) $("move-json").value = J.stringify(first);
       if (focus || hadFocus) this.focusPlay();
@@ -993,7 +1187,7 @@
         let moves = byCard.get(card) || [];
         if (owner !== null) moves = moves.filter((m) => m.player === owner || m.player === undefined);
         if (node.dataset.from) moves = moves.filter((m) => m.from === undefined || m.from === node.dataset.from);
-        const words = cardWords(card);
+        const words = cardName(card);
         if (moves.length) {
           moves.forEach((m) => onCards.add(m));
           node.classList.add("playable");
@@ -1049,7 +1243,8 @@
       const flip = this.flipMove();
       return el("div", { class: "claim-pad", dataClaim: claim },
         el("h3", { text: `${cap(claim)}! One key per seat on this device` }),
-        el("p", { class: "muted", text: `Press your seat's key to ${claim}; presses within a moment of each other are sent together and the referee judges who was first.${flip ? " F flips for the seat to move." : ""}` }),
+        el("p", { class: "muted claim-help" }, el("span", { class: "long", text: `Press your seat's key to ${claim}; presses within a moment of each other are sent together and the referee judges who was first.` }),
+          el("span", { class: "short", text: `Press your seat's key (or tap it) to ${claim}.` }), flip ? " F flips for the seat to move." : ""),
         el("div", { class: "buttons" }, Array.from({ length: Math.min(n, CLAIM_KEYS.length) }, (_, s) => el("button", {
           type: "button", class: "move-btn claim-btn", dataSeat: s, disabled: !open.has(s), "aria-keyshortcuts": CLAIM_KEYS[s],
           onclick: () => this.press(s),
@@ -1061,8 +1256,13 @@
       const t = e.target;
       if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA" || t.tagName === "SELECT")) return;
       const claim = this.realtime();
-      if (!claim) return;
       const k = e.key.toUpperCase();
+      if (!claim) {
+        // F: the flip this view lists (Russian Bank's hand card), as its button shows
+        const flip = k === "F" && $("pass-screen").hidden ? ((this.shown || {}).legal_moves || []).find((m) => m.type === "flip") : null;
+        if (flip) { e.preventDefault(); this.send(flip); }
+        return;
+      }
       if (k === "F") {
         const flip = this.flipMove();
         if (flip) { e.preventDefault(); this.send(flip, { queue: true }); }
@@ -1214,6 +1414,10 @@
         await this.current;
         return this.send(move, how);
       }
+      if (this.locked() && Number.isInteger(move.player) && move.player !== this.revealed) {
+        showProblem($("problem"), { title: "Not sent: hot-seat", detail: `Seat ${this.revealed} holds the device. A move of seat ${move.player} is made by seat ${move.player}, after the device is passed to it.` });
+        return;
+      }
       this.busy = true;
       let done;
       this.current = new Promise((r) => { done = r; });
@@ -1279,6 +1483,7 @@
       const items = [];
       for (let i = this.log.length - 1; i >= 0; i--) {
         const e = this.log[i];
+        if (e.kind === "note") { items.push(el("li", { class: "note-entry", dataNote: "1" }, el("span", { class: "seq", text: "!" }), " ", el("b", { text: e.text }))); continue; }
         if (e.viewers && this.viewer !== null && !e.viewers.includes(this.viewer)) continue;
         let events = e.ev ? e.ev[vk] : null;
         let hidden = false;
@@ -1300,7 +1505,7 @@
     drawSummary() {
       const box = $("summary");
       const vk = this.vk();
-      const last = this.log[this.log.length - 1];
+      const last = this.log.filter((e) => e.kind !== "note").pop();
       const events = last && last.ev ? last.ev[vk] || last.ev.p || [] : [];
       const ends = events.filter((e) => ENDS_DEAL.has(e.type));
       if (!ends.length) { box.hidden = true; box.replaceChildren(); return; }
@@ -1312,7 +1517,7 @@
     },
 
     undo() {
-      if (app.sealed || !this.history.length) return;
+      if (!this.canUndo()) return;
       const h = this.history.pop();
       const undone = this.moves[h.moves];
       this.full = h.full; this.env = h.env;
@@ -1337,7 +1542,7 @@
     },
 
     link() {
-      if (!this.game) return;
+      if (!this.game || this.locked()) return;
       const s = this.snapshot();
       const data = { v: 1, sealed: s.sealed, game: s.game, request: s.request, full: s.full, token: s.token, seatKeys: s.seatKeys, tableKey: s.tableKey, moves: s.moves };
       const url = `${location.origin}${location.pathname}#game=${b64.enc(J.stringify(data))}`;
@@ -1398,6 +1603,7 @@
 
   const desk = {
     game: null, request: null, verdict: null, steps: new Map(), step: 0, viewer: null, moves: [], record: null,
+    gen: 0, fromTable: false,
 
     init() {
       $("desk-run").addEventListener("click", () => this.run());
@@ -1419,15 +1625,17 @@
     },
 
     offer() {
-      $("records-offer").textContent = app.records
-        ? "This service judges signed match records: it checks their signature (GET /v1/keys) and their deal commitment."
-        : "Match records: not offered by this service (it publishes no signing keys), so a record's signature and commitment cannot be checked here.";
-      $("records-offer").dataset.records = app.records ? "1" : "0";
+      const box = $("records-offer");
+      box.textContent = app.records
+        ? `This service judges signed match records: it checks their signature against its published keys (GET /v1/keys: ${app.keys.map((k) => k.kid).join(", ")}) and their deal commitment.`
+        : "This service has no signing keys (GET /v1/keys lists none), so it cannot judge match records: a record is judged by a service that publishes the key it was signed with. Move logs (with their deck or seed) are judged here.";
+      box.dataset.records = app.records ? "1" : "0";
     },
 
     load(gameId, request) {
       if (app.byId[gameId]) $("desk-game").value = gameId;
       $("desk-body").value = J.stringify(request, 1);
+      this.fromTable = false;
     },
 
     fromLink(encoded) {
@@ -1436,6 +1644,7 @@
         const data = J.parse(b64.dec(encoded));
         this.load(data.game, data.request);
       } catch (err) {
+        this.reset();
         showProblem($("desk-problem"), { title: "Could not open the link", detail: "This link does not hold a move log this page can read." });
         return;
       }
@@ -1444,15 +1653,37 @@
 
     lastStep() { return this.verdict ? this.verdict.moves_legal : 0; },
 
+    /* Nothing of the last judgement stays: verdict, notice, board, moves, events, share links. */
+    reset() {
+      this.gen += 1;
+      this.verdict = null; this.record = null; this.request = null; this.moves = []; this.step = 0; this.fromTable = false;
+      this.steps.clear();
+      showProblem($("desk-problem"), null);
+      const box = $("verdict");
+      box.replaceChildren();
+      box.classList.remove("bad");
+      for (const k of ["firstIllegal", "signature", "commitment"]) delete box.dataset[k];
+      $("other-game").hidden = true; $("other-game").replaceChildren(); delete $("other-game").dataset.otherGame;
+      for (const id of ["steps", "desk-step-events", "desk-opponents", "desk-me", "desk-table", "desk-facts-strip", "desk-scores", "step-label", "desk-viewer"]) $(id).replaceChildren();
+      $("share-link").removeAttribute("href");
+      const a = $("download");
+      if (a.dataset.url) URL.revokeObjectURL(a.dataset.url);
+      delete a.dataset.url;
+      a.removeAttribute("href");
+      $("desk-board").hidden = true;
+      $("desk-result").hidden = true;
+    },
+
     fail(title, detail) {
       showProblem($("desk-problem"), { title, detail });
       $("desk-result").hidden = true;
     },
 
-    /* Judge the whole log (or record), then show the final position. */
+    /* Judge the whole log (or record), then show the final position. Each judgement starts from
+     * nothing: the previous one is wiped before the new is asked for. */
     async run() {
-      showProblem($("desk-problem"), null);
-      $("other-game").hidden = true;
+      this.reset();
+      const gen = this.gen;
       const text = $("desk-body").value.trim();
       if (!text) { this.fail("Nothing to judge yet", "Paste a move log or a match record into the box (or upload a file), then press Judge."); return; }
       let body;
@@ -1460,7 +1691,7 @@
       if (!isObj(body)) { this.fail("This is not a move log", `The text is JSON, but a ${Array.isArray(body) ? "list" : typeof body}; a move log is one object with "moves" (and "deck" or "seed"), and a match record an object with "record" or "signature".`); return; }
       if (isObj(body.request) && typeof body.game === "string") { this.load(body.game, body.request); body = body.request; }
       const record = isObj(body.record) ? body.record : (body.signature !== undefined && (body.fairness !== undefined || body.match_id !== undefined) ? body : null);
-      if (record) { await this.runRecord(record); return; }
+      if (record) { await this.runRecord(record, gen); return; }
       if (!Array.isArray(body.moves)) { this.fail("This log has no moves", 'A move log needs "moves": a list of moves, e.g. [{"type": "play", "player": 1, "card": "QS"}].'); return; }
       let note = null;
       if (typeof body.game === "string") {
@@ -1469,19 +1700,20 @@
         $("desk-game").value = body.game;
         body = Object.fromEntries(Object.entries(body).filter(([k]) => k !== "game"));
       }
-      this.record = null;
       this.game = $("desk-game").value;
       this.request = Object.fromEntries(Object.entries(body).filter(([k]) => k !== "moves"));
       this.moves = body.moves;
-      this.steps.clear();
       const res = await api("POST", `/v1/games/${this.game}/replay`, body);
+      if (gen !== this.gen) return; // judged again meanwhile: this answer is stale
       if (!res.ok) {
-        if (res.network) { showProblem($("desk-problem"), res.data, "The log was not judged", { label: "Try again", run: () => this.run() }); $("desk-result").hidden = true; return; }
+        if (res.network) { showProblem($("desk-problem"), res.data, "The log was not judged", { label: "Try again", run: () => this.run() }); return; }
         const other = await this.otherGame(body, null);
+        if (gen !== this.gen) return;
         showProblem($("desk-problem"), res.data, other ? `As ${app.byId[this.game].name} the referee cannot even start this log` : "The referee could not judge this log");
-        if (other) this.showOther(other, body, `As ${app.byId[this.game].name} the referee refuses the log itself (${res.data.code}).`);
-        $("desk-result").hidden = !other;
-        if (other) { $("verdict").replaceChildren(); $("verdict").dataset.firstIllegal = "error"; }
+        if (other) {
+          this.showOther(other, body, `As ${app.byId[this.game].name} the referee refuses the log itself (${res.data.code}).`);
+          $("verdict").dataset.firstIllegal = "error";
+        }
         return;
       }
       this.verdict = res.data;
@@ -1489,6 +1721,7 @@
       if (note) { $("other-game").replaceChildren(el("p", { text: note })); $("other-game").hidden = false; }
       if (res.data.first_illegal) {
         const other = await this.otherGame(body, res.data);
+        if (gen !== this.gen) return;
         if (other) this.showOther(other, body, `As ${app.byId[this.game].name} the move at index ${res.data.first_illegal.index} is illegal (${res.data.first_illegal.error.code}).`);
       }
       await this.go(this.lastStep());
@@ -1503,6 +1736,7 @@
       $("desk-viewer").value = this.viewer === null ? "" : String(this.viewer);
       this.drawVerdict();
       this.share();
+      $("desk-board").hidden = false;
       $("desk-result").hidden = false;
       if (this.viewer === null) this.steps.set(this.lastStep(), res.data.final);
     },
@@ -1532,31 +1766,46 @@
       $("desk-result").hidden = false;
     },
 
+    /* Which key a record needs, and whether this service publishes it. */
+    keyEl(record) {
+      const kid = typeof record.key_id === "string" ? record.key_id : null;
+      const published = app.keys.map((k) => k.kid);
+      const known = kid !== null && published.includes(kid);
+      return el("p", { class: "record-key", dataKey: kid || "", dataKnown: known ? "1" : "0" },
+        el("b", { text: "Key: " }), kid ? ["this record is signed with key ", el("code", { text: kid })] : "this record names no signing key (key_id)",
+        published.length ? (kid ? (known ? ", which this service publishes." : `, which this service does not publish (it publishes ${published.join(", ")}).`) : ".")
+          : ". This service publishes no keys at all.");
+    },
+
     /* A signed match record: the service checks the signature and the commitment, then replays it. */
-    async runRecord(record) {
+    async runRecord(record, gen) {
       const gid = typeof record.game === "string" ? record.game : $("desk-game").value;
       if (!app.byId[gid]) { this.fail("Unknown game", `The record names the game “${record.game}”, which this service does not referee.`); return; }
       $("desk-game").value = gid;
+      if (app.records === null) { await app.keysRead; if (gen !== this.gen) return; }
       if (!app.records) {
-        this.fail("Match records: not offered by this service", "This service publishes no signing keys (GET /v1/keys), so it cannot check a record's signature or commitment. Judge the moves as a log instead, with the deal's deck or seed.");
+        const kid = typeof record.key_id === "string" ? record.key_id : null;
+        this.fail("This service cannot judge match records",
+          `This service has no signing keys (GET /v1/keys lists none), so it cannot check a record's signature or deal commitment, and it judges no records. ${kid ? `This record needs the key ${kid}: ` : "A record needs "}the key of the service that signed it, published at that service's GET /v1/keys. Judge it there, or judge its moves here as a log with the deal's deck or seed.`);
+        $("desk-problem").dataset.needsKey = kid || "";
         return;
       }
       this.game = gid; this.record = record; this.request = null;
       this.moves = Array.isArray(record.moves) ? record.moves : [];
-      this.steps.clear();
       const res = await api("POST", `/v1/games/${gid}/replay`, { record });
+      if (gen !== this.gen) return;
       const checks = $("verdict");
       if (!res.ok) {
         if (res.network) { showProblem($("desk-problem"), res.data, "The record was not judged", { label: "Try again", run: () => this.run() }); return; }
         const code = res.data.code;
         const sig = code === "bad_signature" ? false : null, com = code === "bad_commitment" ? false : null;
+        // only the refusal: no board, no moves, no links (they would be another judgement's)
         $("desk-result").hidden = false;
-        checks.replaceChildren(el("h2", { text: "This record does not verify" }), this.checksEl(sig, com, null), problemEl(res.data));
+        checks.replaceChildren(el("h2", { text: "This record does not verify" }), this.checksEl(sig, com, null), this.keyEl(record), problemEl(res.data));
         checks.classList.add("bad");
         checks.dataset.firstIllegal = "record";
         checks.dataset.signature = sig === false ? "bad" : "unknown";
         checks.dataset.commitment = com === false ? "bad" : "unknown";
-        $("steps").replaceChildren();
         return;
       }
       const d = res.data;
@@ -1572,7 +1821,7 @@
       };
       const matches = ["result_matches", "matches_record", "result_matches_record", "same_result"].map((k) => d[k]).find((x) => typeof x === "boolean");
       const sig = pick("signature"), com = pick("commitment");
-      checks.prepend(this.checksEl(sig, com, matches ?? null));
+      checks.prepend(this.checksEl(sig, com, matches ?? null), this.keyEl(record));
       checks.dataset.signature = sig ? "ok" : "bad";
       checks.dataset.commitment = com ? "ok" : "bad";
       await this.go(this.lastStep());
@@ -1594,8 +1843,9 @@
       const v = this.verdict;
       const fi = v.first_illegal;
       const box = $("verdict");
+      const after = fi ? v.moves_total - fi.index - 1 : 0;
       box.replaceChildren(el("h2", { text: fi ? `Illegal move at index ${fi.index}` : "Every move is legal" }),
-        el("p", {}, `${v.moves_legal} of ${v.moves_total} moves legal. Final position: `, ...statusText(v.final)));
+        el("p", {}, `${v.moves_legal} of ${v.moves_total} moves legal`, after > 0 ? `; the ${after} move${after === 1 ? "" : "s"} after the illegal one ${after === 1 ? "is" : "are"} not judged` : "", ". Final position: ", ...statusText(v.final)));
       box.classList.toggle("bad", !!fi);
       if (fi) box.append(problemEl(fi.error, `Move ${fi.index}: `), el("p", {}, "The move: ", moveWords(fi.move), Number.isInteger(fi.move.player) ? ` by seat ${fi.move.player}` : ""));
       box.dataset.firstIllegal = fi ? String(fi.index) : "";
@@ -1604,17 +1854,24 @@
       list.replaceChildren(el("li", { class: "step ok start", dataStep: 0 }, stepBtn(0, "the deal")));
       this.moves.forEach((m, i) => {
         const cls = fi && i === fi.index ? "illegal" : i < v.moves_legal ? "ok" : "unjudged";
-        const li = el("li", { class: `step ${cls}`, dataIndex: i, dataStep: i + 1 },
-          stepBtn(i < v.moves_legal ? i + 1 : v.moves_legal, el("span", { class: "idx", text: `${i}` }), " ",
-            el("span", { class: "label" }, isObj(m) && Number.isInteger(m.player) ? `seat ${m.player}: ` : "", moveWords(m)),
-            cls === "illegal" ? el("span", { class: "sr-only", text: " (illegal)" }) : cls === "unjudged" ? el("span", { class: "sr-only", text: " (not judged)" }) : ""));
-        if (cls === "illegal") li.append(el("div", { class: "why" }, el("b", { text: fi.error.code }), fi.error.rule ? ` · ${fi.error.rule}` : "", el("div", { text: fi.error.detail || "" })));
-        if (cls === "unjudged") li.title = "not judged: the replay stops at the first illegal move";
+        const label = [el("span", { class: "idx", text: `${i}` }), " ",
+          el("span", { class: "label" }, isObj(m) && Number.isInteger(m.player) ? `seat ${m.player}: ` : "", moveWords(m))];
+        let li;
+        if (cls === "unjudged") {
+          // past the first illegal move the referee stops: these moves are neither legal nor illegal
+          li = el("li", { class: "step unjudged", dataIndex: i, title: "not judged: the replay stops at the first illegal move" },
+            el("span", { class: "step-btn" }, ...label, " ", el("span", { class: "step-tag unjudged-tag", text: "not judged" })));
+        } else {
+          li = el("li", { class: `step ${cls}`, dataIndex: i, dataStep: i + 1 },
+            stepBtn(i < v.moves_legal ? i + 1 : v.moves_legal, ...label, cls === "illegal" ? [" ", el("span", { class: "step-tag illegal-tag", text: "illegal" })] : ""));
+          if (cls === "illegal") li.append(el("div", { class: "why" }, el("b", { text: fi.error.code }), fi.error.rule ? ` · ${fi.error.rule}` : "", el("div", { text: fi.error.detail || "" })));
+        }
         list.append(li);
       });
     },
 
     async go(step) {
+      const gen = this.gen;
       step = Math.max(0, Math.min(step, this.lastStep()));
       this.step = step;
       let env = this.steps.get(step);
@@ -1622,20 +1879,21 @@
         if (this.record) env = this.verdict.final;
         else {
           const res = await this.replay(this.moves.slice(0, step));
+          if (gen !== this.gen) return;
           if (!res.ok) { showProblem($("desk-problem"), res.data, "Could not step to this move"); return; }
           env = res.data.final;
         }
         this.steps.set(step, env);
       }
-      if (this.step !== step) return;
+      if (this.step !== step || gen !== this.gen) return;
       const total = this.lastStep();
       $("step-label").replaceChildren(step === 0 ? "the deal, before any move" : `after move ${step - 1} (${step} of ${total} legal moves)`, " · ", ...statusText(env));
-      renderPosition(env, this.viewer, { opponents: $("desk-opponents"), me: $("desk-me"), table: $("desk-table"), facts: $("desk-facts-strip"), scores: $("desk-scores") });
+      renderPosition(env, this.viewer, { opponents: $("desk-opponents"), me: $("desk-me"), table: $("desk-table"), facts: $("desk-facts-strip"), scores: $("desk-scores"), fixedBottom: !!realtimeOf(app.byId[this.game]) });
       for (const b of $("desk-felt").querySelectorAll("button.card")) b.setAttribute("aria-disabled", "true");
       const ev = env.events || [];
       $("desk-step-events").replaceChildren(el("h3", {}, step === 0 ? "The deal" : ["Move ", String(step - 1), ": ", moveWords(this.moves[step - 1])]),
         ev.length ? el("div", { class: "events" }, ev.map(eventEl)) : el("span", { class: "muted", text: "no events" }));
-      for (const li of $("steps").children) li.classList.toggle("current", Number(li.dataset.step) === step);
+      for (const li of $("steps").children) li.classList.toggle("current", li.dataset.step !== undefined && Number(li.dataset.step) === step);
       for (const li of $("steps").children) { const b = li.querySelector("button"); if (b) b.setAttribute("aria-current", Number(li.dataset.step) === step ? "step" : "false"); }
       const stepping = !this.record;
       $("step-prev").disabled = !stepping || step === 0;
@@ -1658,7 +1916,8 @@
   };
 
   // exposed for the browser tests' round-trip checks (read-only helpers; no state)
-  window.cardReferee = Object.freeze({ parse: J.parse, stringify: J.stringify });
+  window.cardReferee = Object.freeze({ parse: J.parse, stringify: J.stringify,
+    eventText: (ev) => textOf(eventWords(ev)), moveText: (m) => moveText(m) });
 
   document.addEventListener("DOMContentLoaded", () => {
     $("fatal-retry").addEventListener("click", () => { boot().catch((err) => { $("fatal-text").textContent = "The page failed: " + err; }); });
