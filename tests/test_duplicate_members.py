@@ -27,7 +27,7 @@ from tests.contract import assert_conforms
 from tests.fairplay.helpers import SHORT, new_match, play
 
 #: The code of a refusal for a repeated name (the body parser's refusals of text that is not I-JSON).
-CODE = "invalid_request"
+CODE = "duplicate_member"
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +76,7 @@ def _assert_refused(r: Any, pointer: str) -> None:
     body = r.json
     assert body["code"] == CODE and body["type"] == f"/errors/{CODE}"
     assert f"the member {pointer} appears more than once" in body["detail"], body["detail"]
+    assert body["errors"] == {pointer: ["duplicate member"]}
 
 
 @pytest.mark.parametrize("name", ["result", "match_id", "signature"])

@@ -25,3 +25,15 @@ def test_runs_last_is_registered_and_honoured(request: pytest.FixtureRequest) ->
     items = request.session.items
     marked = [i for i, item in enumerate(items) if item.get_closest_marker("runs_last") is not None]
     assert marked and marked == list(range(len(items) - len(marked), len(items)))
+
+
+def test_a_missing_component_skips_here_and_fails_on_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/tools.missing: a broken install step on CI must not pass as skipped tests."""
+    from tests import tools
+
+    monkeypatch.setattr(tools, "ON_CI", False)
+    with pytest.raises(pytest.skip.Exception, match="redis-server"):
+        tools.missing("redis-server is not installed")
+    monkeypatch.setattr(tools, "ON_CI", True)
+    with pytest.raises(pytest.fail.Exception, match="on CI this is a failure"):
+        tools.missing("redis-server is not installed")

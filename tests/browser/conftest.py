@@ -22,6 +22,7 @@ from werkzeug.serving import make_server
 
 from service import create_app
 from tests.conftest import KEY_NEW
+from tests.tools import ON_CI, missing
 
 CHROMIUM = Path(os.environ.get("REFEREE_TEST_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
@@ -40,7 +41,7 @@ def _missing() -> str | None:
 
 
 MISSING = _missing()
-needs_browser = pytest.mark.skipif(MISSING is not None, reason=f"browser tests skipped: {MISSING}")
+needs_browser = pytest.mark.skipif(MISSING is not None and not ON_CI, reason=f"browser tests skipped: {MISSING}")  # CI: fail
 
 
 class Served:
@@ -76,7 +77,7 @@ def sealed_server() -> Iterator[Served]:
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if MISSING is not None:
-        pytest.skip(f"browser tests skipped: {MISSING}")
+        missing(f"browser tests: {MISSING}")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -119,8 +120,8 @@ class Page:
         the page itself never loads it). Without axe-core installed the test skips here, or (``skip``
         false) this check alone is left out and the test goes on."""
         if not AXE.exists():
-            if skip:
-                pytest.skip("axe-core is not installed (npm ci --prefix tests/browser; .ci/run does it)")
+            if skip or ON_CI:
+                missing("axe-core is not installed (npm ci --prefix tests/browser; .ci/run does it)")
             return []
         if not self.page.evaluate("typeof window.axe !== 'undefined'"):
             self.page.evaluate(AXE.read_text(encoding="utf-8"))

@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tests.servers import Gunicorn
+from tests.tools import missing
 
 pytestmark = pytest.mark.xdist_group("clients")
 
@@ -96,7 +97,7 @@ def _node_modules(request: pytest.FixtureRequest, tmp: Path) -> Path:
 @pytest.fixture(scope="session")
 def ts_build(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Build:
     if NODE is None or NPM is None:
-        pytest.skip("node and npm are not installed (CI machines have node 20 and npm): the TypeScript client is not tried")
+        missing("node and npm are not installed (CI machines have node 20 and npm): the TypeScript client is not tried")
     work = tmp_path_factory.mktemp("ts-client")
     for name in SOURCES:
         (work / name).parent.mkdir(parents=True, exist_ok=True)
@@ -135,7 +136,7 @@ def test_the_readme_project_passes_tsc_strict_as_printed(
     ``src/index.ts``, then ``tsc --strict --noEmit``. The packages are this suite's pinned ones
     (package-lock.json) rather than whatever ``npm install`` would fetch today."""
     if NODE is None or NPM is None:
-        pytest.skip("node and npm are not installed (CI machines have node 20 and npm)")
+        missing("node and npm are not installed (CI machines have node 20 and npm)")
     for name, body in readme_ts_project().items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(body)

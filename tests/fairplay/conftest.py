@@ -20,6 +20,7 @@ import pytest
 from flask import Flask
 
 from tests.conftest import KEY_NEW, KEY_OLD, make_app
+from tests.tools import missing
 
 
 def port(offset: int) -> int:
@@ -74,7 +75,7 @@ class RedisServer:
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)")
+        missing("redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)")
     server = RedisServer(tmp_path_factory.mktemp("redis"), port(0))
     server.start()
     try:

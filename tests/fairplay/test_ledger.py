@@ -19,6 +19,7 @@ from cryptography.fernet import Fernet
 from service.ledger import CURRENT, LOST, SUPERSEDED, LedgerUnavailable, RedisLedger, SqliteLedger, check_url, open_ledger
 from tests.fairplay.conftest import RedisServer, port
 from tests.servers import Gunicorn, call
+from tests.tools import missing
 
 
 def _store(kind: str, tmp_path: Path, request: pytest.FixtureRequest, ttl: int = 3600) -> Any:
@@ -103,7 +104,7 @@ def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(t
     import shutil
 
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (.ci/run installs it)")
+        missing("redis-server is not installed (.ci/run installs it)")
     redis = RedisServer(tmp_path, port(1))
     redis.start()
     env = {"REFEREE_SEAL_KEYS": Fernet.generate_key().decode(), "REFEREE_LEDGER_URL": redis.url, "REFEREE_GRACEFUL_TIMEOUT": "3"}

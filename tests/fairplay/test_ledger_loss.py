@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
 from flask import Flask
 
 from tests.conftest import KEY_NEW, make_app
 from tests.fairplay.conftest import RedisServer, port
 from tests.fairplay.helpers import new_match
+from tests.tools import missing
 
 SCH = "/v1/games/schnapsen"
 MATCHES = 20
@@ -78,7 +78,7 @@ def _a_new_match_plays(client: Any) -> None:
 
 def test_redis_restarted_empty_no_superseded_token_is_accepted(tmp_path: Path) -> None:
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (.ci/run installs it)")
+        missing("redis-server is not installed (.ci/run installs it)")
     redis = RedisServer(tmp_path, port(4))  # no persistence: a restart empties it
     redis.start()
     try:
@@ -112,7 +112,7 @@ def test_sqlite_file_lost_no_superseded_token_is_accepted(tmp_path: Path) -> Non
 
 def test_readyz_fails_while_the_ledger_cannot_be_reached(tmp_path: Path) -> None:
     if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed (.ci/run installs it)")
+        missing("redis-server is not installed (.ci/run installs it)")
     redis = RedisServer(tmp_path, port(5))
     app = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=redis.url)
     client = app.test_client()  # contract-checked: the 503 body is the documented NotReady
