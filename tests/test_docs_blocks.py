@@ -257,10 +257,10 @@ def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Gunicorn]:
 
 
 def test_the_worked_example_answers_as_printed(open_server: Gunicorn, tmp_path: Path) -> None:
-    """README "Worked example": the three shell blocks run as printed (in a scratch directory, in
+    """README "A worked example": the three shell blocks run as printed (in a scratch directory, in
     order), and the server answers what the README prints after each."""
     need("curl")
-    example = section(README, "### Worked example")
+    example = section(README, "## A worked example")
     shells = [b for b in blocks(README) if b.lang == "sh" and b.body in example]
     jsons = [json.loads(b.body) for b in blocks(README) if b.lang == "json" and b.body in example]
     assert len(shells) == 3 and len(jsons) == 2
