@@ -128,7 +128,7 @@ def _metrics_port(raw: object) -> int | None:
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The service's settings (every field's variable is in README "Deploy").
+    """The service's settings (every field's variable is in docs/deploy.md).
 
     ``seal_keys``: Fernet keys, newest first; sealed mode when non-empty (``REFEREE_MODE``,
     ``REFEREE_SEAL_KEYS`` or ``REFEREE_SEAL_KEYS_FILE``). ``allow_fixed_decks``: accept
@@ -139,7 +139,7 @@ class Config:
     default). ``metrics_port``: the port of ``REFEREE_METRICS_BIND``, the only listener that
     answers ``/metrics`` (None: no metrics endpoint at all).
 
-    Fair play (README "Fair play"): ``signing_keys``: base64url Ed25519 private keys, newest first,
+    Fair play (docs/fair-play.md): ``signing_keys``: base64url Ed25519 private keys, newest first,
     that sign match records and verdicts (``REFEREE_SIGNING_KEYS``; default: derived from the seal
     keys). ``retired_signing_keys``: base64url Ed25519 *public* keys of signing keys taken out of
     service, still published and still verifying what they signed, never signing

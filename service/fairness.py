@@ -1,4 +1,4 @@
-"""The match secret of a sealed match: its commitment and every deal it decides (README "Fair play").
+"""The match secret of a sealed match: its commitment and every deal it decides (docs/fair-play.md).
 
 ``new`` draws a 256-bit secret (``new_secret``, the only randomness here, called at the edge) and
 seals it in the token. Every envelope of the match publishes ``commitment`` = hex SHA-256(secret

@@ -24,7 +24,7 @@ refuses, never accepts silently. ``ping()`` is the readiness probe's cheap round
 
 What no referee can detect: a store that comes back with *older* data (a snapshot restored, a
 replica that lagged, writes lost in the operating system's cache) holds older ``seq``s under the
-same epoch, and the tokens of those ``seq``s look current again. README "Fair play" says what the
+same epoch, and the tokens of those ``seq``s look current again. docs/fair-play.md says what the
 store must guarantee (Redis: AOF with ``appendfsync always``) and what an operator does after a loss.
 """
 

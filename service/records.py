@@ -1,5 +1,5 @@
 """Signed match records and verdicts: canonical JSON, Ed25519 keys and their JWK Set, and the
-adjudication of a record (README "Fair play"). No Flask: ``service.verify`` runs it offline.
+adjudication of a record (docs/fair-play.md). No Flask: ``service.verify`` runs it offline.
 
 A record is the finished match as data: game, rules version, players, options, match id,
 ``fairness`` (algorithm, commitment, secret), ``setup`` when the operator let a client fix the first

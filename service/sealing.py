@@ -5,13 +5,13 @@ Tokens are Fernet tokens (AES-128-CBC and HMAC-SHA256, the published format that
 key, so keys rotate. ``FernetKeys`` writes and reads that format itself, with ``cryptography``'s AES
 and the standard library's HMAC, and with ``pybase64`` for the base64 steps: a token grows with its
 match (it carries the record), and the standard library's base64 was most of a sealed move's
-per-byte cost (README "Fair play"). The suite checks both directions against ``cryptography.fernet``.
+per-byte cost (docs/fair-play.md). The suite checks both directions against ``cryptography.fernet``.
 
 Seat keys are HMAC-SHA256 of the match's random id and the seat, under a key derived from each
 seal key, so a rotation keeps running matches playable.
 
 Besides the state, a token carries what only the service may know about its match (``Match``):
-the match secret that drives every deal (README "Fair play"), the time the match began (the
+the match secret that drives every deal (docs/fair-play.md), the time the match began (the
 server clock of timed claims), a fixed first deal when the operator allows one, and the record of
 the accepted moves, kept pre-serialized so that a move costs the same at move 10 and move 400.
 
@@ -19,7 +19,7 @@ Token length is no side channel: the plaintext is padded with JSON whitespace to
 caller computes from public facts only (``seal(..., pad_to=...)``; see ``api/table.py``).
 
 Known limit of any stateless token: a client can send an older token again. The ledger
-(``ledger.py``, ``REFEREE_LEDGER_URL``) refuses that; without one, README "Fair play" says what a
+(``ledger.py``, ``REFEREE_LEDGER_URL``) refuses that; without one, docs/fair-play.md says what a
 seat holding its tokens can do.
 """
 

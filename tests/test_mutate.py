@@ -1,4 +1,4 @@
-"""scripts/mutate.py, the mutation-testing tool (README "Mutation testing"): its mutator makes valid,
+"""scripts/mutate.py, the mutation-testing tool (docs/dev/mutation.md): its mutator makes valid,
 distinct mutants of the rule code only, and a run never leaves the engine source changed, even when
 stopped. No mutation run here (minutes per engine): the tool is run by hand around refactors."""
 

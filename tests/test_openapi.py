@@ -197,7 +197,7 @@ def test_every_endpoint_is_documented() -> None:
         ("/openapi.yaml", "get"), ("/docs", "get"), ("/metrics", "get"),
     }
     want |= {("/play", "get"), ("/play/assets/{name}", "get")}  # the playground (docs/playground.md)
-    want |= {("/v1/keys", "get")}  # fair play: the keys that sign match records (README "Fair play")
+    want |= {("/v1/keys", "get")}  # fair play: the keys that sign match records (docs/fair-play.md)
     assert {(path, method) for path, method, _ in operations()} == want
     assert set(deref(SPEC["paths"]["/openapi.yaml"]["get"]["responses"]["200"])["content"]) == {"application/yaml"}
     assert set(deref(SPEC["paths"]["/docs"]["get"]["responses"]["200"])["content"]) == {"text/html"}

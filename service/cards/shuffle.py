@@ -16,7 +16,7 @@ of a match seeded with s uses seed ``s + k - 1``. Golden values are pinned in te
 ``keyed_shuffle`` is the same Fisher–Yates with a secret: j comes from HMAC-SHA256 under a 32-byte
 key instead of a bare SHA-256, so nobody without the key can predict it. A sealed match's deals use
 it with its match secret (``secret_deal_deck``: the message ``"deal:" + k + ":" + i``; the algorithm
-``KEYED_ALGORITHM``, README "Fair play"); golden values are pinned in tests/fairplay/test_deal.py.
+``KEYED_ALGORITHM``, docs/fair-play.md); golden values are pinned in tests/fairplay/test_deal.py.
 """
 
 from __future__ import annotations

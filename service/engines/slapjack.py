@@ -48,7 +48,7 @@ A sealed match passes its match secret instead (``new_game(..., secret=...)``, k
 verifier who learns the secret at the end recomputes every shuffle. ``shuffle_key`` is never in a
 view, an event or the open-mode wire form."""
 USES_SECRET: Final = True
-"""``new_game`` takes the match secret of a sealed match (README "Fair play")."""
+"""``new_game`` takes the match secret of a sealed match (docs/fair-play.md)."""
 MOVE_TYPES: Final = ("flip", "slap", "slaps")
 PACK: Final = full_52()
 JACK: Final = "J"

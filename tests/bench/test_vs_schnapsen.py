@@ -3,7 +3,7 @@ both engines play the same rules subset (every deal ends at 66 or at the last tr
 close or an explicit claim), with moves per deal in agreement, so the rates it prints may be set
 side by side. No timing is asserted.
 
-Needs the VU engine (PyPI ``schnapsen==0.0.5``, installed with ``--no-deps``; README "Performance").
+Needs the VU engine (PyPI ``schnapsen==0.0.5``, installed with ``--no-deps``; docs/dev/performance.md).
 """
 
 from __future__ import annotations

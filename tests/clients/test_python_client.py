@@ -234,27 +234,27 @@ def test_generated_package_lives_outside_the_repository(generated: Generated) ->
     assert not generated.root.resolve().is_relative_to(root)
 
 
-# --- the README's example ---------------------------------------------------------------------------
+# --- the integration guide's example (docs/integrate.md) ---------------------------------------------------------------------------
 
 README_MARKER = "<!-- the block below is run by tests/clients/test_python_client.py"
 
 
 def readme_python_example() -> str:
-    """The Python block of README.md's "Integrate" section."""
-    text = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    """The Python block of docs/integrate.md (the integrator's guide README.md links to)."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "integrate.md").read_text(encoding="utf-8")
     after = text[text.index(README_MARKER) :]
     start = after.index("```python\n") + len("```python\n")
     return after[start : after.index("```", start)]
 
 
 def test_the_readme_example_runs_as_written(generated: Generated, servers: dict[str, Gunicorn]) -> None:
-    """The README's Python example, run against the open server; its sealed helper then views a
+    """docs/integrate.md's Python example, run against the open server; its sealed helper then views a
     sealed match as seat 1 with that seat's key."""
     code = readme_python_example()
     assert 'BASE = "http://127.0.0.1:8000"' in code
     namespace: dict[str, Any] = {}
     example = code.replace('BASE = "http://127.0.0.1:8000"', f"BASE = {servers['open'].url!r}")
-    exec(compile(example, "README.md", "exec"), namespace)  # noqa: S102 -- running the README's own example is the point
+    exec(compile(example, "docs/integrate.md", "exec"), namespace)  # noqa: S102 -- running the guide's own example is the point
     assert isinstance(namespace["answer"], namespace["SchnapsenEnvelope"] | namespace["Problem"])
     namespace["BASE"] = servers["sealed"].url
     sealed = namespace["new_schnapsen"].sync(
@@ -265,7 +265,7 @@ def test_the_readme_example_runs_as_written(generated: Generated, servers: dict[
 
 
 def test_the_readme_example_passes_mypy_strict(generated: Generated, tmp_path: Path) -> None:
-    """The README's Python block, as printed, type-checks under ``mypy --strict`` against the
+    """docs/integrate.md's Python block, as printed, type-checks under ``mypy --strict`` against the
     generated client (an integrator's first hour: the example must not teach a type error)."""
     assert generated.returncode == 0, generated.output
     example = tmp_path / "readme_example.py"
@@ -279,7 +279,7 @@ def test_the_readme_example_passes_mypy_strict(generated: Generated, tmp_path: P
 
 
 def test_an_empty_token_is_not_the_way_to_open_mode(generated: Generated, servers: dict[str, Gunicorn]) -> None:
-    """README and docs/wire.md say: in open mode a plain ``Client`` (cast), not an
+    """docs/integrate.md and docs/wire.md say: in open mode a plain ``Client`` (cast), not an
     ``AuthenticatedClient`` with an empty token, which httpx refuses before sending (``Bearer ``);
     with the cast the same call works."""
     package = generated.package

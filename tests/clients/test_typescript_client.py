@@ -5,7 +5,7 @@ The project is ``tests/clients/ts`` (package.json and package-lock.json pin open
 openapi-fetch, typescript and @types/node). Per session it is copied to a temporary directory,
 its dependencies installed with ``npm ci`` (node_modules kept in pytest's cache directory, keyed by
 the lockfile's hash, so a second run skips the install), the types generated from the repository's
-openapi.yaml (no warning allowed), the scripts and the README's TypeScript example type-checked
+openapi.yaml (no warning allowed), the scripts and docs/integrate.md's TypeScript example type-checked
 (``src/wrong-uses.ts`` must fail to type-check line by line, so the types cannot silently degrade
 to ``any``) and compiled, and
 ``dist/play.js`` plays a whole Schnapsen match and two hands of Bragging, open and sealed.
@@ -42,6 +42,7 @@ def run(args: list[str], cwd: Path, timeout: float = 300) -> subprocess.Complete
     return subprocess.run(args, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=timeout, check=False)
 
 
+GUIDE = ROOT / "docs" / "integrate.md"  # the integrator's guide README.md links to
 README_MARKER = "<!-- the block below is type-checked by tests/clients/test_typescript_client.py"
 
 
@@ -49,8 +50,8 @@ README_PROJECT = "<!-- package.json: the blocks from here to the TypeScript exam
 
 
 def readme_ts_project() -> dict[str, str]:
-    """The files README.md tells a TypeScript user to write: package.json, tsconfig.json, src/index.ts."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The files docs/integrate.md tells a TypeScript user to write: package.json, tsconfig.json, src/index.ts."""
+    text = GUIDE.read_text(encoding="utf-8")
     after = text[text.index(README_PROJECT) :]
     blocks = re.findall(r"```(json|sh|ts)\n(.*?)```", after[: after.index(README_MARKER) + 2000], re.DOTALL)
     jsons = [body for kind, body in blocks if kind == "json"]
@@ -59,8 +60,8 @@ def readme_ts_project() -> dict[str, str]:
 
 
 def readme_ts_example() -> str:
-    """The TypeScript block of README.md's "Integrate" section (type-checked with the scripts)."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The TypeScript block of docs/integrate.md (type-checked with the scripts)."""
+    text = GUIDE.read_text(encoding="utf-8")
     after = text[text.index(README_MARKER) :]
     start = after.index("```ts\n") + len("```ts\n")
     return after[start : after.index("```", start)]
@@ -121,7 +122,7 @@ def test_types_generate_without_error_or_warning(ts_build: Build) -> None:
 
 
 def test_the_scripts_type_check_against_the_generated_types(ts_build: Build) -> None:
-    """``tsc --noEmit`` passes: play.ts and the README's example use the API as typed, and every
+    """``tsc --noEmit`` passes: play.ts and docs/integrate.md's example use the API as typed, and every
     wrong use in wrong-uses.ts is a type error (an unused ``@ts-expect-error`` would fail the check)."""
     assert ts_build.check.returncode == 0, ts_build.check.stdout + ts_build.check.stderr
     assert ts_build.emit.returncode == 0, ts_build.emit.stdout + ts_build.emit.stderr
@@ -131,7 +132,7 @@ def test_the_scripts_type_check_against_the_generated_types(ts_build: Build) -> 
 def test_the_readme_project_passes_tsc_strict_as_printed(
     request: pytest.FixtureRequest, servers: dict[str, Gunicorn], tmp_path: Path,
 ) -> None:
-    """README's TypeScript path, as printed: its package.json and tsconfig.json, its
+    """docs/integrate.md's TypeScript path, as printed: its package.json and tsconfig.json, its
     ``npx openapi-typescript`` command against a live server's ``/openapi.yaml``, its example as
     ``src/index.ts``, then ``tsc --strict --noEmit``. The packages are this suite's pinned ones
     (package-lock.json) rather than whatever ``npm install`` would fetch today."""
@@ -143,8 +144,8 @@ def test_the_readme_project_passes_tsc_strict_as_printed(
     json.loads((tmp_path / "package.json").read_text())  # both are valid JSON as printed
     json.loads((tmp_path / "tsconfig.json").read_text())
     (tmp_path / "node_modules").symlink_to(_node_modules(request, tmp_path))
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    (command,) = [line for line in readme.splitlines() if line.startswith("npx openapi-typescript ")]
+    guide = GUIDE.read_text(encoding="utf-8")
+    (command,) = [line for line in guide.splitlines() if line.startswith("npx openapi-typescript ")]
     args = command.split()[2:]
     args = [a.replace("http://127.0.0.1:8000", servers["open"].url) for a in args]
     bin_ = tmp_path / "node_modules" / ".bin"

@@ -198,7 +198,7 @@ def _labels_match(selector: dict[str, str], labels: dict[str, str]) -> bool:
 
 
 def _ledger_problems(ledger: dict[str, dict[str, Any]], deployment: dict[str, Any]) -> list[str]:
-    """What keeps the ledger from holding its guarantee (README "Fair play": no superseded token
+    """What keeps the ledger from holding its guarantee (docs/fair-play.md: no superseded token
     accepted, across every pod); empty when nothing does. A function, so that each check is shown
     to fail on a broken copy below."""
     problems = []

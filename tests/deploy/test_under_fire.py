@@ -8,7 +8,7 @@
 - A chunked body over the operation's limit is refused with 413, not cut.
 
 The load itself is in tests/deploy/load.py (bounded in count and time), shared with
-bench/ops_under_fire.py, which measured the figures in README "Deploy".
+bench/ops_under_fire.py, which measured the figures in docs/deploy.md.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""The deal algorithm of a sealed match (README "Fair play"), pinned: golden decks, the commitment,
-and an independent re-implementation written straight from the README's words."""
+"""The deal algorithm of a sealed match (docs/fair-play.md), pinned: golden decks, the commitment,
+and an independent re-implementation written straight from docs/fair-play.md's words."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from service.cards.shuffle import KEYED_ALGORITHM, keyed_shuffle, secret_deal_de
 from service.engines import ENGINES, schnapsen, slapjack
 from service.fairness import commitment, commitment_holds, fairness
 
-SECRET = bytes(range(32))  # 000102…1f, the README's worked example
+SECRET = bytes(range(32))  # 000102…1f, docs/fair-play.md's worked example
 
 
 def readme_deal(pack: list[str], secret: bytes, k: int) -> list[str]:

@@ -1,8 +1,8 @@
 """Rotating a seal key out keeps the records it signed verifying (issue 21, item 6).
 
-The rotation README "Deploy" describes: a record is signed under seal key A; the service then runs
+The rotation docs/deploy.md describes: a record is signed under seal key A; the service then runs
 with ``B,A`` (both keys published), and finally with ``B`` alone and A's public key, read from
-``GET /v1/keys`` as the README says, in ``REFEREE_RETIRED_SIGNING_KEYS``. The record still verifies
+``GET /v1/keys`` as docs/deploy.md says, in ``REFEREE_RETIRED_SIGNING_KEYS``. The record still verifies
 online (``replay`` with the record) and offline (``python3 -m service.verify`` with the keys the
 rotated service publishes); new records are signed by B only. Without the retired key the record is
 refused, which is what retiring it explicitly means.
@@ -54,7 +54,7 @@ def test_a_record_keeps_verifying_after_its_seal_key_is_rotated_out(tmp_path: Pa
     both = make_app(SEAL_KEYS=[KEY_B, KEY_A]).test_client()
     keys = both.get("/v1/keys").json["keys"]
     assert [k["kid"] for k in keys][1] == kid_a and "retired" not in keys[1]
-    old_x = next(k["x"] for k in keys if k["kid"] == record["key_id"])  # README: the x of the old key's entry
+    old_x = next(k["x"] for k in keys if k["kid"] == record["key_id"])  # docs/deploy.md: the x of the old key's entry
     # step 2: B alone, A's public key retired
     after = make_app(SEAL_KEYS=[KEY_B], RETIRED_SIGNING_KEYS=old_x)
     client = after.test_client()
