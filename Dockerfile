@@ -12,9 +12,9 @@ RUN python -m venv /opt/venv
 COPY pyproject.toml setup.py MANIFEST.in README.md openapi.yaml ./
 COPY docs ./docs
 COPY service ./service
-# setup.py copies openapi.yaml and docs/rules/ into the package (service/_bundled/): real files.
+# setup.py copies openapi.yaml and docs/rules/ into the package (card_referee/_bundled/): real files.
 RUN /opt/venv/bin/pip install --no-cache-dir . \
- && /opt/venv/bin/python -c "from service.resources import openapi_path; p = openapi_path(); assert '_bundled' in str(p) and p.read_bytes().startswith(b'openapi:')"
+ && /opt/venv/bin/python -c "from card_referee.resources import openapi_path; p = openapi_path(); assert '_bundled' in str(p) and p.read_bytes().startswith(b'openapi:')"
 
 FROM ${PYTHON_IMAGE} AS runtime
 LABEL org.opencontainers.image.title="card-referee" \

@@ -3,8 +3,11 @@
     card-referee serve [gunicorn options...]   # gunicorn with service/gunicorn_conf.py
     card-referee check-config                  # validate REFEREE_* settings, load what serve loads, print the mode
 
-``serve`` is exactly ``gunicorn -c python:service.gunicorn_conf 'service:create_app()'``, so a
-wheel installed anywhere serves like the checkout: the settings travel inside the package.
+``serve`` is exactly ``gunicorn -c python:card_referee.gunicorn_conf 'card_referee:create_app()'``
+(``service`` for ``card_referee`` in a checkout), so a wheel installed anywhere serves like the
+checkout: the settings travel inside the package.
+
+    card-referee verify RECORD [--keys KEYS]   # check a match record offline (as python3 -m card_referee.verify)
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from collections.abc import Sequence
 
 __all__ = ["main"]
 
-USAGE = "usage: card-referee serve [gunicorn options...] | card-referee check-config"
+USAGE = "usage: card-referee serve [gunicorn options...] | card-referee check-config | card-referee verify RECORD [--keys KEYS]"
+_PACKAGE = __name__.rpartition(".")[0]  # card_referee when installed, service in a checkout
 
 
 def _check_config() -> int:
@@ -52,7 +56,7 @@ def _check_config() -> int:
 def _serve(args: Sequence[str]) -> int:
     from gunicorn.app.wsgiapp import WSGIApplication
 
-    sys.argv = ["card-referee serve", "-c", "python:service.gunicorn_conf", *args, "service:create_app()"]
+    sys.argv = ["card-referee serve", "-c", f"python:{_PACKAGE}.gunicorn_conf", *args, f"{_PACKAGE}:create_app()"]
     WSGIApplication("%(prog)s [OPTIONS]").run()
     return 0
 
@@ -67,6 +71,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _serve(rest)
     if command == "check-config":
         return _check_config()
+    if command == "verify":
+        from .verify import main as verify
+
+        return verify(rest, prog="card-referee verify")
     print(USAGE, file=sys.stderr)
     return 2
 

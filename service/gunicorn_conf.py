@@ -45,9 +45,9 @@ from typing import Any as _Any
 
 from gunicorn.glogging import Logger as _GunicornLogger
 
-from service.server import DRAIN as _DRAIN
-from service.server import install_drain as _install_drain
-from service.server import usable_cpus
+from .server import DRAIN as _DRAIN
+from .server import install_drain as _install_drain
+from .server import usable_cpus
 
 __all__ = [
     "accesslog", "bind", "child_exit", "control_socket_disable", "errorlog", "graceful_timeout", "keepalive",
@@ -57,6 +57,8 @@ __all__ = [
 ]
 
 EX_CONFIG = 78
+_PACKAGE = __name__.rpartition(".")[0]
+"""``card_referee`` when installed, ``service`` in a checkout: the worker and the app come from the same package."""
 
 
 def _env_int(env: _Mapping[str, str], name: str, default: int) -> int:
@@ -80,7 +82,7 @@ def settings(env: _Mapping[str, str] | None = None) -> dict[str, _Any]:
     return {
         "bind": [api, metrics] if metrics else [api],
         "workers": _env_int(env, "REFEREE_WORKERS", 0) or 2 * usable_cpus(),
-        "worker_class": "service.gunicorn_worker.RefereeWorker",
+        "worker_class": f"{_PACKAGE}.gunicorn_worker.RefereeWorker",
         "worker_connections": _env_int(env, "REFEREE_WORKER_CONNECTIONS", 1000) or 1000,
         "timeout": _env_int(env, "REFEREE_TIMEOUT", 30),
         "keepalive": _env_int(env, "REFEREE_KEEPALIVE", 5),
@@ -94,7 +96,7 @@ def settings(env: _Mapping[str, str] | None = None) -> dict[str, _Any]:
 
 
 _S = settings()
-wsgi_app = "service:create_app()"
+wsgi_app = f"{_PACKAGE}:create_app()"
 bind = _S["bind"]
 workers = _S["workers"]
 worker_class = _S["worker_class"]
@@ -156,7 +158,7 @@ if _OWN_METRICS_DIR:
 def on_starting(server: _Any) -> None:
     """Refuse a configuration the app would refuse, before any worker starts; start the metric
     files from empty (counters restart with the instance, as Prometheus expects)."""
-    from service.config import Config, ConfigError
+    from .config import Config, ConfigError
 
     try:
         cfg = Config.from_env()

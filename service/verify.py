@@ -1,6 +1,6 @@
 """Verify a signed match record (or a signed replay verdict) offline, without a server.
 
-    python3 -m service.verify record.json --keys keys.json
+    card-referee verify record.json --keys keys.json      # = python3 -m card_referee.verify (service.verify in a checkout)
 
 ``keys.json`` is the JWK Set the service publishes at ``GET /v1/keys``. For a record it checks the
 Ed25519 signature, the commitment against the revealed secret, rebuilds every deal from the secret,
@@ -25,8 +25,9 @@ from . import jsonio
 from .records import RECORD_FORMAT, VERDICT_FORMAT, RecordError, adjudicate, check_signature, public_keys
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m service.verify", description="Verify a Card Referee match record offline.")
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    prog = prog or f"python3 -m {__spec__.name if __spec__ is not None else __name__}"  # card_referee.verify, or service.verify
+    parser = argparse.ArgumentParser(prog=prog, description="Verify a Card Referee match record offline.")
     parser.add_argument("record", help="the record (or verdict) JSON file; '-' reads standard input")
     parser.add_argument("--keys", required=True, help="the JWK Set file (GET /v1/keys)")
     args = parser.parse_args(argv)

@@ -356,7 +356,7 @@ def _finished_record(app: Flask) -> dict[str, Any]:
 
 def test_the_offline_verifier_block_verifies_a_record(tmp_path: Path) -> None:
     """docs/fair-play.md's offline check, as printed: ``curl`` the keys of a live sealed server,
-    then ``python3 -m service.verify record.json --keys keys.json`` on a record signed with that
+    then ``card-referee verify record.json --keys keys.json`` on a record signed with that
     server's keys (played in-process with the same seal key); the output has the printed shape
     and the exit status is 0. The same record with a changed move exits 1."""
     need("curl")

@@ -50,19 +50,20 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_wheel_carries_the_contract_rules_and_settings_as_real_files(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
-        assert zf.read("service/_bundled/openapi.yaml") == (ROOT / "openapi.yaml").read_bytes()
+        assert zf.read("card_referee/_bundled/openapi.yaml") == (ROOT / "openapi.yaml").read_bytes()
         links = [i.filename for i in zf.infolist() if (i.external_attr >> 16) & 0o170000 == 0o120000]
         assert not links, links
         entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-        assert "card-referee = service.cli:main" in zf.read(entry_points).decode()
+        assert "card-referee = card_referee.cli:main" in zf.read(entry_points).decode()
         metadata = zf.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
         (licence,) = [n for n in names if n.endswith((".dist-info/LICENSE", ".dist-info/licenses/LICENSE"))]
         assert zf.read(licence) == (ROOT / "LICENSE").read_bytes()
-    assert "service/gunicorn_conf.py" in names and "service/gunicorn_worker.py" in names
+    assert "card_referee/gunicorn_conf.py" in names and "card_referee/gunicorn_worker.py" in names
+    assert not [n for n in names if n.startswith("service/")], "the import name is card_referee: no top-level service package"
     assert "Requires-Python: >=3.11\n" in metadata
     assert "License: Apache-2.0\n" in metadata
     rules = sorted(p.name for p in (ROOT / "docs" / "rules").glob("*.md")) if (ROOT / "docs" / "rules").is_dir() else []
-    assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("service/_bundled/rules/")) == rules
+    assert sorted(n.rsplit("/", 1)[1] for n in names if n.startswith("card_referee/_bundled/rules/")) == rules
 
 
 def test_an_installed_wheel_serves_like_the_checkout(wheel: Path, tmp_path: Path) -> None:
@@ -71,12 +72,16 @@ def test_an_installed_wheel_serves_like_the_checkout(wheel: Path, tmp_path: Path
     python = venv / "bin" / "python"
     _run(python, "-m", "pip", "install", "-q", "--disable-pip-version-check", wheel, cwd=tmp_path)  # with its dependencies
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REFEREE_", "PROMETHEUS_", "PYTHON"))}
-    where = _run(python, "-c", "import service, site; print(service.__file__); print(*site.getsitepackages())", cwd=tmp_path, env=env)
+    where = _run(python, "-c", "import card_referee, site; print(card_referee.__file__); print(*site.getsitepackages())", cwd=tmp_path, env=env)
     assert where.startswith(str(venv)), where  # the wheel, not the checkout
     assert all(p.startswith(str(venv)) for p in where.split()[1:]), where  # no other environment's packages
     _run(python, "-m", "pip", "check", cwd=tmp_path, env=env)  # every declared dependency present and compatible
     checked = _run(venv / "bin" / "card-referee", "check-config", cwd=tmp_path, env=env)  # loads the worker and the app
     assert "open mode" in checked, checked
+    usage = _run(venv / "bin" / "card-referee", "verify", "--help", cwd=tmp_path, env=env)
+    assert usage.startswith("usage: card-referee verify"), usage
+    collides = subprocess.run([str(python), "-c", "import service"], cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+    assert collides.returncode == 1 and "No module named 'service'" in collides.stderr  # an application's own `service` is free
     port = free_port()
     env.update({"REFEREE_BIND": f"127.0.0.1:{port}", "REFEREE_WORKERS": "3", "REFEREE_DRAIN_SECONDS": "0"})
     err = (tmp_path / "serve.err").open("wb")
