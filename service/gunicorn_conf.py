@@ -45,9 +45,14 @@ from typing import Any as _Any
 
 from gunicorn.glogging import Logger as _GunicornLogger
 
-from .server import DRAIN as _DRAIN
-from .server import install_drain as _install_drain
-from .server import usable_cpus
+if __package__:  # imported: python:card_referee.gunicorn_conf (service. in a checkout)
+    from .server import DRAIN as _DRAIN
+    from .server import install_drain as _install_drain
+    from .server import usable_cpus
+else:  # run by path (gunicorn -c service/gunicorn_conf.py, runpy): the checkout's package
+    from service.server import DRAIN as _DRAIN
+    from service.server import install_drain as _install_drain
+    from service.server import usable_cpus
 
 __all__ = [
     "accesslog", "bind", "child_exit", "control_socket_disable", "errorlog", "graceful_timeout", "keepalive",
@@ -57,7 +62,7 @@ __all__ = [
 ]
 
 EX_CONFIG = 78
-_PACKAGE = __name__.rpartition(".")[0]
+_PACKAGE = __package__ or "service"
 """``card_referee`` when installed, ``service`` in a checkout: the worker and the app come from the same package."""
 
 
@@ -158,7 +163,10 @@ if _OWN_METRICS_DIR:
 def on_starting(server: _Any) -> None:
     """Refuse a configuration the app would refuse, before any worker starts; start the metric
     files from empty (counters restart with the instance, as Prometheus expects)."""
-    from .config import Config, ConfigError
+    if __package__:
+        from .config import Config, ConfigError
+    else:  # run by path
+        from service.config import Config, ConfigError
 
     try:
         cfg = Config.from_env()
