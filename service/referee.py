@@ -287,7 +287,7 @@ class Referee:
         if game_id is not None and verdict.game != game_id:
             raise ApiError(422, "invalid_record", f"This record is of {verdict.game}, not {game_id}: send it to its game.")
         engine, codec = self.game(verdict.game)
-        final = envelope(engine, codec, verdict.state, verdict.events, None, public=True)
+        final = envelope(engine, codec, verdict.state, verdict.events, None, full=False)  # the public view
         doc: dict[str, Any] = {
             "format": VERDICT_FORMAT,
             "game": verdict.game,
@@ -576,7 +576,8 @@ class Table:
             movers = self.engine.to_move(self.state)
             self.viewer = next(iter(movers)) if len(movers) == 1 else None
         public = self.follow_turn and self.viewer is None  # as=to_move never answers the full state
-        env = envelope(self.engine, self.codec, self.state, events, self.viewer, sealer, None, seal=False, public=public)
+        full = sealer is None and self.viewer is None and not public
+        env = envelope(self.engine, self.codec, self.state, events, self.viewer, full=full)
         if sealer is None or self.match is None:
             return env
         if self.created:
