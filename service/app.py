@@ -90,10 +90,9 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = cfg.max_body  # a backstop: service/api/body.py enforces each operation's limit
     app.config["TESTING"] = cfg.testing
     app.extensions["referee.config"] = cfg
-    sealer = Sealer(cfg.seal_keys) if cfg.sealed else None
-    app.extensions["referee.sealer"] = sealer
-    referee = Referee.from_config(cfg, sealer, on_refusal=count_refusal)  # the core the views adapt (no Flask)
+    referee = Referee.from_config(cfg, on_refusal=count_refusal)  # the core the views adapt (no Flask)
     app.extensions["referee.referee"] = referee
+    app.extensions["referee.sealer"] = referee.sealer
     app.extensions["referee.fairplay"] = referee  # its signer and ledger, under the name tools used before the core
     if not cfg.sealed:
         log.warning("no seal keys configured: running in OPEN mode (plain states are trusted); REFEREE_MODE=sealed refuses this")

@@ -31,7 +31,7 @@ from .engines.claims import MAX_AT, BatchClaim, Flip, SingleClaim
 from .engines.moves import NextDeal
 from .envelope import envelope
 from .fairness import deck_for_deal, fairness, new_secret
-from .ledger import CURRENT, SUPERSEDED, LedgerUnavailable, open_ledger
+from .ledger import CURRENT, SUPERSEDED, Ledger, LedgerUnavailable, open_ledger
 from .problems import ApiError, rules_problem
 from .records import (
     RECORD_FORMAT,
@@ -133,7 +133,8 @@ def _ledger_says(verdict: str) -> None:
 
 class Referee:
     """The referee of one service: its configuration, sealer (None: open mode), signer of records and
-    verdicts (None: none), ledger (None: none; or a callable that opens it on first use) and clock.
+    verdicts (None: none), ledger (None: none; or a callable that opens it on first use) and clock
+    (ms since the Unix epoch, for a ``Caller`` that brings no time of its own).
 
     ``on_refusal(exc)`` sees every rules refusal the referee answers with rather than raises (a
     ``check``'s ``error``, a replay's ``first_illegal``): the HTTP app counts them in its metrics.
@@ -144,7 +145,7 @@ class Referee:
         config: Config,
         sealer: Sealer | None = None,
         signer: Signer | None = None,
-        ledger: Any = None,
+        ledger: Ledger | Callable[[], Ledger] | None = None,
         clock: Callable[[], int] = now_ms,
         on_refusal: Callable[[RulesError], None] | None = None,
     ) -> None:
@@ -153,14 +154,16 @@ class Referee:
         self.signer = signer
         self.clock = clock
         self.on_refusal = on_refusal
-        self._open_ledger: Callable[[], Any] | None = ledger if callable(ledger) else None
-        self._ledger: Any = None if callable(ledger) else ledger
+        self._open_ledger: Callable[[], Ledger] | None = ledger if callable(ledger) else None
+        self._ledger: Ledger | None = None if callable(ledger) else ledger
         self._lock = threading.Lock()
 
     @classmethod
-    def from_config(cls, config: Config, sealer: Sealer | None = None, **kwargs: Any) -> Referee:
-        """The referee ``config`` describes: the signer from ``signing_keys`` (else derived from the
-        seal keys), and in sealed mode the ledger at ``ledger_url``, opened on first use."""
+    def from_config(cls, config: Config, **kwargs: Any) -> Referee:
+        """The referee ``config`` describes: sealed when it has seal keys, the signer from
+        ``signing_keys`` (else derived from the seal keys), and in sealed mode the ledger at
+        ``ledger_url``, opened on first use. ``kwargs``: ``clock``, ``on_refusal``."""
+        sealer = Sealer(config.seal_keys) if config.sealed else None
         if config.signing_keys:
             keys = [parse_signing_key(k) for k in config.signing_keys]
         elif sealer is not None:
@@ -176,7 +179,7 @@ class Referee:
     # --- the services -----------------------------------------------------------------------
 
     @property
-    def ledger(self) -> Any:
+    def ledger(self) -> Ledger | None:
         """The ledger (None without one), opened on first use; 503 ``ledger_unavailable`` if it cannot be."""
         if self._ledger is None and self._open_ledger is not None:
             with self._lock:
@@ -194,7 +197,8 @@ class Referee:
             return None
         try:
             ledger = self.ledger
-            ledger.ping()
+            if ledger is not None:
+                ledger.ping()
         except ApiError:
             return "the ledger cannot be opened"
         except LedgerUnavailable:

@@ -25,9 +25,8 @@ KEY = Fernet.generate_key().decode()
 def _referee(ledger: Any = None, clock: Any = None) -> Referee:
     """A sealed referee as an integrator builds one: its config, sealer, signer, ledger and clock."""
     cfg = Config(seal_keys=(KEY,))
-    sealer = Sealer(cfg.seal_keys)
-    signer = Referee.from_config(cfg, sealer).signer  # derived from the seal key, as the service does
-    return Referee(cfg, sealer, signer, ledger, clock=clock or (lambda: 1_700_000_000_000))
+    signer = Referee.from_config(cfg).signer  # derived from the seal key, as the service does
+    return Referee(cfg, Sealer(cfg.seal_keys), signer, ledger, clock=clock or (lambda: 1_700_000_000_000))
 
 
 def _seat_move(ref: Referee, env: dict[str, Any], rng: random.Random) -> tuple[int, dict[str, Any]]:

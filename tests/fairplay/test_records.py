@@ -155,7 +155,7 @@ def test_a_record_with_a_wrong_secret_is_bad_commitment(fair_app: Flask, finishe
 
     record = copy.deepcopy(finished["schnapsen"]["final"]["record"])
     record["fairness"]["secret"] = "00" * 32
-    fp = Referee.from_config(fair_app.extensions["referee.config"], fair_app.extensions["referee.sealer"])
+    fp = Referee.from_config(fair_app.extensions["referee.config"])
     assert fp.signer is not None
     resigned = fp.signer.sign(record)
     r = fair_app.test_client().post("/v1/games/schnapsen/replay", json={"record": resigned})
