@@ -39,6 +39,13 @@ def referee() -> Referee:
     return current_app.extensions["referee.referee"]  # type: ignore[no-any-return]
 
 
+def _referee_of(game_id: str) -> Referee:
+    """This app's referee once it knows ``game_id``: 404 ``unknown_game`` comes before the body is read."""
+    ref = referee()
+    ref.game(game_id)
+    return ref
+
+
 def _caller() -> Caller:
     """The caller as the core takes it: the seat key sent (``X-Seat-Key``), the seat asked for
     (``?as=``, as sent: the core checks it against the game) and the server clock."""
@@ -85,24 +92,21 @@ def keys() -> Response:
 @bp.post("/v1/games/<game_id>/new")
 def new(game_id: str) -> Response:
     """Start a game: 201 with the envelope (and, sealed, the seat and table keys)."""
-    ref = referee()
-    ref.game(game_id)
+    ref = _referee_of(game_id)
     return _json(ref.new(game_id, _body(_NEW, allow_empty=True), _caller()), 201)
 
 
 @bp.post("/v1/games/<game_id>/state")
 def state(game_id: str) -> Response:
     """The envelope for a state; nothing applied."""
-    ref = referee()
-    ref.game(game_id)
+    ref = _referee_of(game_id)
     return _json(ref.state(game_id, _body(_STATE), _caller()))
 
 
 @bp.post("/v1/games/<game_id>/moves")
 def moves(game_id: str) -> Response:
     """Apply one move: 200 with the new envelope, or 422 with the rule that refuses it."""
-    ref = referee()
-    ref.game(game_id)
+    ref = _referee_of(game_id)
     body = _body(_MOVE)
     g.raw_move = body["move"]  # a rules refusal's problem names the move as sent
     return _json(ref.move(game_id, body, _caller()))
@@ -111,8 +115,7 @@ def moves(game_id: str) -> Response:
 @bp.post("/v1/games/<game_id>/check")
 def check(game_id: str) -> Response:
     """Whether a move is legal; nothing applied."""
-    ref = referee()
-    ref.game(game_id)
+    ref = _referee_of(game_id)
     body = _body(_MOVE)
     g.raw_move = body["move"]
     return _json(ref.check(game_id, body, _caller()))
@@ -122,8 +125,7 @@ def check(game_id: str) -> Response:
 def replay(game_id: str) -> Response:
     """Judge a whole move log from a fixed deal, or a signed match record: how far it is legal,
     and the final envelope (a record's verdict also says whether the result matches, and is signed)."""
-    ref = referee()
-    ref.game(game_id)
+    ref = _referee_of(game_id)
     body = _body(_REPLAY_OR_RECORD)
     if "record" in body:
         return _json(ref.adjudicate(body["record"], game_id))
