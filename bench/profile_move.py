@@ -216,7 +216,10 @@ def _trace(app: Any, tracer: Tracer) -> None:
     codec.packer.unpack = wrap(codec.packer.unpack, "edge: unpack")
     for name in ("check_state", "step", "legal_moves", "status", "to_move", "scores", "outcome", "view", "derived"):
         setattr(engine, name, wrap(getattr(engine, name), "engine"))
-    routes.envelope = wrap(routes.envelope, "envelope: wire form")
+    if hasattr(routes, "envelope"):  # a tree from before the referee core: the envelope in api/envelope.py
+        routes.envelope = wrap(routes.envelope, "envelope: wire form")
+    else:  # since the referee core (service/referee.py): service/envelope.py
+        from service import envelope as envelope_module  # type: ignore[no-redef]
     envelope_module.to_wire = wrap(envelope_module.to_wire, "envelope: wire form")
     sealer = app.extensions["referee.sealer"]
     if sealer is not None:

@@ -6,9 +6,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flask import Flask
+if TYPE_CHECKING:  # importing the package (the referee core, the engines) loads no Flask
+    from flask import Flask
 
 __all__ = ["create_app"]
 

@@ -1,4 +1,4 @@
-"""Assembles the Flask app: configuration, sealing, routes, the error boundary, the docs page,
+"""Assembles the Flask app: configuration, sealing, the referee core, routes, the error boundary, the docs page,
 the headers every response carries, CORS for the allowed browser origins, and the split between
 the API listener and the metrics listener."""
 
@@ -14,11 +14,12 @@ from flask import Flask, Response, abort, request
 
 from . import observability
 from .api import problems
-from .api.routes import bp
+from .api.routes import bp, count_refusal
 from .api.rules import bp as rules_bp
 from .cards.shuffle import deal_deck
 from .config import Config
 from .engines import ENGINES
+from .referee import Referee
 from .resources import openapi_path
 from .schemas import SCHEMAS
 from .sealing import Sealer
@@ -89,7 +90,10 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = cfg.max_body  # a backstop: service/api/body.py enforces each operation's limit
     app.config["TESTING"] = cfg.testing
     app.extensions["referee.config"] = cfg
-    app.extensions["referee.sealer"] = Sealer(cfg.seal_keys) if cfg.sealed else None
+    referee = Referee.from_config(cfg, on_refusal=count_refusal)  # the core the views adapt (no Flask)
+    app.extensions["referee.referee"] = referee
+    app.extensions["referee.sealer"] = referee.sealer
+    app.extensions["referee.fairplay"] = referee  # its signer and ledger, under the name tools used before the core
     if not cfg.sealed:
         log.warning("no seal keys configured: running in OPEN mode (plain states are trusted); REFEREE_MODE=sealed refuses this")
     readiness = observability.install(app)
@@ -122,9 +126,7 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
         "reason": ...}`` otherwise, so a load balancer sends no sealed moves that would be refused."""
         phase = readiness.phase
         if phase == "ready":
-            from .api.table import fair_play
-
-            reason = fair_play().unreachable()
+            reason = referee.unreachable()
             if reason is not None:
                 body = {"status": "ledger_unavailable", "mode": mode, "reason": reason}
                 return Response(json.dumps(body), status=503, mimetype="application/json")

@@ -29,8 +29,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from .engines import ENGINES
 from .engines.base import RulesError
-from .engines.moves import NextDeal
 from .fairness import ALGORITHM, commitment_holds, deck_for_deal
+from .replay import begin_sealed, replay_log
 from .schemas import SCHEMAS
 from .schemas.common import parse_deck, to_wire
 
@@ -297,26 +297,18 @@ def adjudicate(record: Any, keys: Mapping[str, Ed25519PublicKey], rules_problem:
         players = record["players"]
         options = codec.load_options(record["options"])
         pack = engine.pack(options, players)
-        deck = parse_deck(setup["deck"], pack) if "deck" in setup else deck_for_deal(pack, 1, secret, seed)
-        if getattr(engine, "USES_SECRET", False):
-            state = engine.new_game(options, players, deck, seed, secret=None if seed is not None else secret)
-        else:
-            state = engine.new_game(options, players, deck, seed)
+        deck = parse_deck(setup["deck"], pack) if "deck" in setup else None
+        state = begin_sealed(engine, options, players, deck, seed, secret)
     except (RulesError, ValueError, TypeError) as exc:
         raise RecordError("invalid_record", f"The record's setup cannot start a game: {exc}") from None
-    events: list[Any] = engine.initial_events(state)
-    legal = 0
-    first_illegal = None
-    for index, raw in enumerate(record["moves"]):
-        move = codec.load_move(raw, players)
-        if isinstance(move, NextDeal) and move.deck is None:
-            move = NextDeal(move.player, deck_for_deal(pack, state.deal_number + 1, secret, seed))
-        try:
-            state, events = engine.step(state, move)
-        except RulesError as exc:
-            error = rules_problem(exc, raw) if rules_problem else {"code": exc.code, "detail": exc.detail, "rule": exc.rule}
-            first_illegal = {"index": index, "move": raw, "error": error}
-            break
-        legal += 1
+
+    def deal(before: Any) -> tuple[Any, ...]:
+        return deck_for_deal(pack, before.deal_number + 1, secret, seed)
+
+    def plain_problem(exc: RulesError, raw: Any) -> dict[str, Any]:
+        return {"code": exc.code, "detail": exc.detail, "rule": exc.rule}
+
+    done = replay_log(engine, codec, state, engine.initial_events(state), record["moves"], deal, rules_problem or plain_problem)
+    state, events, legal, first_illegal = done.state, done.events, done.legal, done.first_illegal
     result = result_of(engine, state)
     return Verdict(game, state, events, len(record["moves"]), legal, first_illegal, result, result == record["result"])

@@ -16,7 +16,7 @@ server clock of timed claims), a fixed first deal when the operator allows one, 
 the accepted moves, kept pre-serialized so that a move costs the same at move 10 and move 400.
 
 Token length is no side channel: the plaintext is padded with JSON whitespace to a length that the
-caller computes from public facts only (``seal(..., pad_to=...)``; see ``api/table.py``).
+caller computes from public facts only (``seal(..., pad_to=...)``; see ``referee.py``).
 
 Known limit of any stateless token: a client can send an older token again. The ledger
 (``ledger.py``, ``REFEREE_LEDGER_URL``) refuses that; without one, docs/fair-play.md says what a

@@ -4,7 +4,8 @@
 
 ``keys.json`` is the JWK Set the service publishes at ``GET /v1/keys``. For a record it checks the
 Ed25519 signature, the commitment against the revealed secret, rebuilds every deal from the secret,
-replays every move with this package's engines and compares the result with the recorded one. For
+replays every move with this package's engines (``records.adjudicate``, on the replay loop the
+service's ``replay`` runs: ``service/replay.py``) and compares the result with the recorded one. For
 a verdict (``format`` card-referee-verdict/1) it checks the signature. Exit status 0 when
 everything holds, 1 with the reason on stderr otherwise, 2 for unusable arguments or files.
 

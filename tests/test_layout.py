@@ -40,6 +40,102 @@ def test_schemas_do_not_import_the_http_layer(path: Path) -> None:
     assert not any(n.lstrip(".").startswith(("api", "app")) for n in _imports(path) if n.startswith("."))
 
 
+def _module_file(dotted: list[str]) -> Path | None:
+    """The file of module ``service.<...>`` (a module or a package), if it is one of the package's."""
+    base = ROOT.parent.joinpath(*dotted)
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _executed(tree: ast.AST, *, functions: bool) -> list[ast.AST]:
+    """The nodes of ``tree`` that can run: not under ``if TYPE_CHECKING:``, and (unless
+    ``functions``) not in a function body (the package's ``__init__`` imports the app factory lazily,
+    inside ``create_app``)."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            todo.extend(node.orelse)
+            continue
+        if not functions and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _package_imports(path: Path) -> set[Path]:
+    """The files of the package's own modules that ``path`` imports (anywhere that can run, relative
+    or ``service.``-absolute), with the packages they sit in."""
+    rel = path.relative_to(ROOT.parent).with_suffix("").parts
+    package = list(rel[:-1])  # a module's package; a package's __init__ is its own package
+    found: set[Path] = set()
+    for node in _executed(ast.parse(path.read_text()), functions=path != ROOT / "__init__.py"):
+        targets: list[list[str]] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name.split(".") for a in node.names if a.name.split(".")[0] == "service"]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            elif node.module and node.module.split(".")[0] == "service":
+                base = node.module.split(".")
+            else:
+                continue
+            targets = [base] + [base + [a.name] for a in node.names]
+        for dotted in targets:
+            for depth in range(1, len(dotted) + 1):  # the module and every package above it
+                file = _module_file(dotted[:depth])
+                if file is not None:
+                    found.add(file)
+    return found
+
+
+def _runtime_imports(path: Path) -> set[str]:
+    """The top-level names of what ``path`` imports where it can run (see ``_executed``)."""
+    names: set[str] = set()
+    for node in _executed(ast.parse(path.read_text()), functions=path != ROOT / "__init__.py"):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _closure(start: Path) -> set[Path]:
+    seen: set[Path] = set()
+    todo = [start, ROOT / "__init__.py"]
+    while todo:
+        path = todo.pop()
+        if path not in seen:
+            seen.add(path)
+            todo.extend(_package_imports(path) - seen)
+    return seen
+
+
+@pytest.mark.parametrize("core", ["referee.py", "verify.py"])
+def test_the_referee_core_imports_no_flask(core: str) -> None:
+    """The referee core (and the offline verifier on its replay loop) run without the web framework:
+    neither they nor any module of the package they import, at any depth, imports flask or werkzeug."""
+    modules = _closure(ROOT / core)
+    assert ROOT / "replay.py" in modules and ROOT / "records.py" in modules
+    web = {str(p.relative_to(ROOT)): bad for p in modules if (bad := _runtime_imports(p) & {"flask", "werkzeug"})}
+    assert not web, f"{core} reaches the web framework through {web}"
+    assert not any(p.is_relative_to(ROOT / "api") for p in modules), sorted(str(p.relative_to(ROOT)) for p in modules)
+
+
+def test_importing_the_referee_core_loads_no_flask() -> None:
+    """The same, as Python sees it: importing the core in a fresh interpreter loads no flask or werkzeug."""
+    import subprocess
+    import sys
+
+    probe = "import sys, service.referee, service.verify; print(sorted(m for m in sys.modules if m.split('.')[0] in ('flask', 'werkzeug')))"
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT.parent, capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.strip() == "[]", done.stdout
+
+
 def test_every_engine_has_a_codec_and_the_uniform_interface() -> None:
     from service.engines import ENGINES
     from service.schemas import SCHEMAS

@@ -3,7 +3,8 @@
 Views never catch rules errors; they raise, and ``register(app)`` turns each family into a
 problem with a stable ``code``. ``type`` is the relative reference ``/errors/<code>``, a page that
 describes the code (``rules.py``); a rules refusal's ``rule`` comes with ``rule_url``, the link to
-that section of the game's rules page.
+that section of the game's rules page. The refusals and their problem documents are data without
+Flask (``service/problems.py``, re-exported here): the referee core builds them, this module answers.
 """
 
 from __future__ import annotations
@@ -18,12 +19,12 @@ from werkzeug.exceptions import HTTPException
 
 from .. import jsonio
 from ..engines import UnknownGame
-from ..engines.base import IllegalMove, InvalidState, RulesError
+from ..engines.base import IllegalMove, RulesError
 from ..observability import count_illegal_move
+from ..problems import MAX_ERRORS, ApiError, problem_body, rules_problem, title
 from ..schemas.common import flatten_errors
-from .rules import rule_url
 
-__all__ = ["ApiError", "problem", "problem_body", "register", "title"]
+__all__ = ["MAX_ERRORS", "ApiError", "problem", "problem_body", "register", "rules_problem", "title"]
 
 log = logging.getLogger("service.api")
 
@@ -36,51 +37,6 @@ _HTTP_CODES = {
     413: "body_too_large",
     415: "unsupported_media_type",
 }
-
-
-class ApiError(Exception):
-    """An HTTP-level refusal that is not a game rule: bad request shape, sealed-mode refusals."""
-
-    def __init__(self, status: int, code: str, detail: str, errors: Mapping[str, list[str]] | None = None) -> None:
-        super().__init__(detail)
-        self.status = status
-        self.code = code
-        self.detail = detail
-        self.errors = dict(errors) if errors else None
-
-
-def title(code: str) -> str:
-    """The fixed title of a problem code: ``must_follow_suit`` → ``Must follow suit``."""
-    return code.replace("_", " ").capitalize()
-
-
-MAX_ERRORS = 50
-
-
-def problem_body(status: int, code: str, detail: str, **extra: Any) -> dict[str, Any]:
-    """The problem document for ``code``; ``extra`` members with value None are left out.
-    ``errors`` keeps its first ``MAX_ERRORS`` entries, and the detail says how many were left out."""
-    errors = extra.get("errors")
-    if isinstance(errors, Mapping) and len(errors) > MAX_ERRORS:
-        extra["errors"] = dict(list(errors.items())[:MAX_ERRORS])
-        detail = f"{detail} (the first {MAX_ERRORS} of {len(errors)} errors are listed)"
-    body: dict[str, Any] = {"type": f"/errors/{code}", "title": title(code), "status": status, "code": code, "detail": detail}
-    body.update({k: v for k, v in extra.items() if v is not None})
-    return body
-
-
-def rules_problem(exc: RulesError, move: Any = None) -> dict[str, Any]:
-    """The 422 problem body for a rules refusal (also used inside check and replay answers)."""
-    errors = exc.errors if isinstance(exc, InvalidState) else None
-    return problem_body(
-        422,
-        exc.code,
-        exc.detail,
-        rule=exc.rule,
-        rule_url=rule_url(exc.rule),
-        move=move if isinstance(move, dict) and isinstance(exc, IllegalMove) else None,
-        errors=errors,
-    )
 
 
 def problem(body: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> Response:

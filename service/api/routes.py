@@ -1,26 +1,25 @@
-"""Thin views: load → engine → dump. No rules here; every refusal is raised to problems.py."""
+"""Thin views: the edge parses the body (body.py), the caller is built from the headers, the query
+and the clock, the referee core (service/referee.py) answers, the view serializes. No rules here;
+every refusal is raised to problems.py."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
-from flask import Blueprint, Response
+from flask import Blueprint, Response, current_app, g, request
 from marshmallow import Schema, ValidationError
 
 from .. import jsonio
-from ..engines import ENGINES, find
+from ..engines import ENGINES
 from ..engines.base import IllegalMove, RulesError
 from ..observability import count_illegal_move
-from ..records import VERDICT_FORMAT, RecordError, adjudicate, public_keys
-from ..schemas import SCHEMAS, GameCodec
+from ..problems import MAX_ERRORS, ApiError
+from ..referee import Caller, Referee, now_ms
 from ..schemas.common import MoveRequest, NewRequest, ReplayRequest, StateRequest, to_wire
 from ..schemas.move_shape import move_problem
 from .body import _body
-from .envelope import envelope
-from .problems import MAX_ERRORS, ApiError, rules_problem
 from .query import refuse_unknown_query
-from .table import Table, fair_play, fixed_decks_allowed
 
 bp = Blueprint("api", __name__)
 bp.before_app_request(refuse_unknown_query)  # every operation of the app, not only this blueprint's
@@ -35,9 +34,22 @@ def _json(obj: Any, status: int = 200) -> Response:
     return Response(jsonio.dumps(obj), status=status, mimetype="application/json")
 
 
-def _game(game_id: str) -> tuple[Any, GameCodec]:
-    engine = find(game_id)  # UnknownGame → 404
-    return engine, SCHEMAS[game_id]
+def referee() -> Referee:
+    """This app's referee core (built by the app factory)."""
+    return current_app.extensions["referee.referee"]  # type: ignore[no-any-return]
+
+
+def _referee_of(game_id: str) -> Referee:
+    """This app's referee once it knows ``game_id``: 404 ``unknown_game`` comes before the body is read."""
+    ref = referee()
+    ref.game(game_id)
+    return ref
+
+
+def _caller() -> Caller:
+    """The caller as the core takes it: the seat key sent (``X-Seat-Key``), the seat asked for
+    (``?as=``, as sent: the core checks it against the game) and the server clock."""
+    return Caller(request.headers.get("X-Seat-Key"), request.args.get("as"), now_ms())
 
 
 # --- endpoints ------------------------------------------------------------------------------
@@ -52,7 +64,7 @@ def catalogue() -> Response:
 @bp.get("/v1/games/<game_id>")
 def game(game_id: str) -> Response:
     """One game's catalogue entry."""
-    engine, _ = _game(game_id)
+    engine, _ = referee().game(game_id)
     return _json(_entry(engine))
 
 
@@ -74,92 +86,51 @@ def _entry(engine: Any) -> dict[str, Any]:
 @bp.get("/v1/keys")
 def keys() -> Response:
     """The public keys that sign match records and verdicts, as a JWK Set (older keys included)."""
-    return _json(fair_play().jwks())
+    return _json(referee().jwks())
 
 
 @bp.post("/v1/games/<game_id>/new")
 def new(game_id: str) -> Response:
     """Start a game: 201 with the envelope (and, sealed, the seat and table keys)."""
-    engine, codec = _game(game_id)
-    table, events = Table.create(engine, codec, _body(_NEW, allow_empty=True))
-    table.view_as()
-    return _json(table.answer(events, keys=True), 201)
+    ref = _referee_of(game_id)
+    return _json(ref.new(game_id, _body(_NEW, allow_empty=True), _caller()), 201)
 
 
 @bp.post("/v1/games/<game_id>/state")
 def state(game_id: str) -> Response:
     """The envelope for a state; nothing applied."""
-    engine, codec = _game(game_id)
-    table = Table.begin(engine, codec, _body(_STATE))
-    return _json(table.answer([]))
+    ref = _referee_of(game_id)
+    return _json(ref.state(game_id, _body(_STATE), _caller()))
 
 
 @bp.post("/v1/games/<game_id>/moves")
 def moves(game_id: str) -> Response:
     """Apply one move: 200 with the new envelope, or 422 with the rule that refuses it."""
-    engine, codec = _game(game_id)
+    ref = _referee_of(game_id)
     body = _body(_MOVE)
-    table = Table.begin(engine, codec, body)
-    move = table.move(body["move"])
-    new_state, events = engine.step(table.state, move)
-    table.accept(move, new_state)
-    return _json(table.answer(events))
-
-
-def _count_refusal(exc: RulesError) -> None:
-    if isinstance(exc, IllegalMove):
-        count_illegal_move(exc.code)
+    g.raw_move = body["move"]  # a rules refusal's problem names the move as sent
+    return _json(ref.move(game_id, body, _caller()))
 
 
 @bp.post("/v1/games/<game_id>/check")
 def check(game_id: str) -> Response:
     """Whether a move is legal; nothing applied."""
-    engine, codec = _game(game_id)
+    ref = _referee_of(game_id)
     body = _body(_MOVE)
-    table = Table.begin(engine, codec, body)
-    move = table.move(body["move"])
-    try:
-        engine.step(table.state, move)
-    except RulesError as exc:
-        _count_refusal(exc)
-        return _json({"legal": False, "error": rules_problem(exc, body["move"])})
-    return _json({"legal": True})
+    g.raw_move = body["move"]
+    return _json(ref.check(game_id, body, _caller()))
 
 
 @bp.post("/v1/games/<game_id>/replay")
 def replay(game_id: str) -> Response:
     """Judge a whole move log from a fixed deal, or a signed match record: how far it is legal,
     and the final envelope (a record's verdict also says whether the result matches, and is signed)."""
-    engine, codec = _game(game_id)
+    ref = _referee_of(game_id)
     body = _body(_REPLAY_OR_RECORD)
     if "record" in body:
-        return _json(_adjudicate(engine, body["record"]))
-    _every_move_of_the_game(engine.GAME_ID, body["moves"])
-    fixed_decks_allowed("Replay")
-    table, events = Table.create(engine, codec, body, replay=True)
-    first_illegal = None
-    legal = 0
-    players = engine.players(table.state)
-    for index, raw in enumerate(body["moves"]):
-        move = table._fill_deck(codec.load_move(raw, players), from_client=False)
-        try:
-            new_state, events = engine.step(table.state, move)
-        except RulesError as exc:
-            _count_refusal(exc)
-            first_illegal = {"index": index, "move": raw, "error": rules_problem(exc, raw)}
-            break
-        table.replay_move(move, new_state)  # sealed: the live token's record holds every move replayed
-        legal += 1
-    table.view_as()
-    return _json(
-        {
-            "game": engine.GAME_ID,
-            "moves_total": len(body["moves"]),
-            "moves_legal": legal,
-            "first_illegal": first_illegal,
-            "final": table.answer(events, keys=True),
-        }
-    )
+        return _json(ref.adjudicate(body["record"], game_id))
+    _every_move_of_the_game(game_id, body["moves"])
+    return _json(ref.replay(game_id, body, _caller()))
 
 
 def _every_move_of_the_game(game_id: str, moves: list[Any]) -> None:
@@ -197,29 +168,7 @@ class _ReplayOrRecord(Schema):
 _REPLAY_OR_RECORD = _ReplayOrRecord()
 
 
-def _adjudicate(engine: Any, record: dict[str, Any]) -> dict[str, Any]:
-    """The verdict on a signed record (records.adjudicate), itself signed."""
-    fp = fair_play()
-    keys = public_keys(fp.jwks())
-    try:
-        verdict = adjudicate(record, keys, rules_problem)
-    except RecordError as exc:
-        status = 422
-        raise ApiError(status, exc.code, exc.detail) from None
-    if verdict.game != engine.GAME_ID:
-        raise ApiError(422, "invalid_record", f"This record is of {verdict.game}, not {engine.GAME_ID}: send it to its game.")
-    codec = SCHEMAS[verdict.game]
-    final = envelope(engine, codec, verdict.state, verdict.events, None, public=True)
-    doc: dict[str, Any] = {
-        "format": VERDICT_FORMAT,
-        "game": verdict.game,
-        "match_id": record["match_id"],
-        "record_signature": record["signature"],
-        "moves_total": verdict.moves_total,
-        "moves_legal": verdict.moves_legal,
-        "first_illegal": verdict.first_illegal,
-        "result": verdict.result,
-        "result_matches": verdict.result_matches,
-        "final": final,
-    }
-    return fp.signer.sign(doc) if fp.signer is not None else doc
+def count_refusal(exc: RulesError) -> None:
+    """The referee's ``on_refusal``: an illegal move answered (check, replay) counts in the metrics."""
+    if isinstance(exc, IllegalMove):
+        count_illegal_move(exc.code)

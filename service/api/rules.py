@@ -25,6 +25,7 @@ from markdown_it import MarkdownIt
 from werkzeug.exceptions import NotFound
 
 from ..engines import ENGINES, find
+from ..problems import anchor, rule_url, title
 from ..resources import rules_dir
 
 __all__ = ["anchor", "bp", "heading_anchor", "rule_url", "rules_markdown"]
@@ -34,7 +35,6 @@ bp = Blueprint("rules", __name__)
 MARKDOWN = "text/markdown"
 HTML = "text/html"
 
-_CITATION = re.compile(r"([a-z][a-z0-9_]*) §(\d+(?:\.\d+)*)")
 _NUMBERED = re.compile(r"(\d+(?:\.\d+)*)\.?(?:\s|$)")
 _GAME_LINK = re.compile(r"\]\(([a-z][a-z0-9_]*)\.md(#[A-Za-z0-9_-]+)?\)")
 _CODE = re.compile(r"[a-z][a-z0-9_]{0,63}")
@@ -64,11 +64,6 @@ _md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": 
 # --- anchors and citations ------------------------------------------------------------------
 
 
-def anchor(section: str) -> str:
-    """The anchor id of a numbered section: ``"6.1"`` → ``"s6-1"``, ``"8"`` → ``"s8"``."""
-    return "s" + section.rstrip(".").replace(".", "-")
-
-
 def heading_anchor(text: str) -> str:
     """The anchor id of a heading's text: ``s<number>`` when it is numbered, else a slug."""
     m = _NUMBERED.match(text.strip())
@@ -76,19 +71,6 @@ def heading_anchor(text: str) -> str:
         return anchor(m.group(1))
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
     return slug or "section"
-
-
-def rule_url(rule: str | None) -> str | None:
-    """The link to a cited rule: ``"schnapsen §6.1"`` → ``"/v1/games/schnapsen/rules#s6-1"``.
-
-    None for no citation, or one that names no registered game.
-    """
-    if not rule:
-        return None
-    m = _CITATION.fullmatch(rule.strip())
-    if m is None or m.group(1) not in ENGINES:
-        return None
-    return f"/v1/games/{m.group(1)}/rules#{anchor(m.group(2))}"
 
 
 # --- the documents --------------------------------------------------------------------------
@@ -217,7 +199,6 @@ def section_8(game_id: str) -> dict[str, GameUse]:
 
 def error_markdown(code: str) -> str | None:
     """The Markdown page of a problem code, or None when the code is not documented."""
-    from .problems import title  # a late import: problems imports rule_url from this module
 
     info = codes().get(code)
     if info is None:

@@ -17,10 +17,10 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.table import pad_target
 from service.engines import ENGINES
 from service.engines.moves import NextDeal
 from service.records import canonical
+from service.referee import pad_target
 from service.schemas import SCHEMAS
 from service.schemas.common import to_wire
 from service.sealing import Match, Sealer

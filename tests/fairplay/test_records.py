@@ -151,11 +151,11 @@ def test_a_changed_record_is_refused(fair_app: Flask, finished: dict[str, Any], 
 
 def test_a_record_with_a_wrong_secret_is_bad_commitment(fair_app: Flask, finished: dict[str, Any]) -> None:
     """Even signed by the service's own key, a record whose secret does not open its commitment."""
-    from service.api.table import FairPlay
+    from service.referee import Referee
 
     record = copy.deepcopy(finished["schnapsen"]["final"]["record"])
     record["fairness"]["secret"] = "00" * 32
-    fp = FairPlay(fair_app.extensions["referee.config"], fair_app.extensions["referee.sealer"])
+    fp = Referee.from_config(fair_app.extensions["referee.config"])
     assert fp.signer is not None
     resigned = fp.signer.sign(record)
     r = fair_app.test_client().post("/v1/games/schnapsen/replay", json={"record": resigned})

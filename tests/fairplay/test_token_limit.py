@@ -21,9 +21,9 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.api.table import pad_target
 from service.cards.shuffle import deal_deck
 from service.engines import ENGINES
+from service.referee import pad_target
 from service.schemas import SCHEMAS
 from service.sealing import MAX_TOKEN_CHARS, FernetKeys, Sealer, TokenTooLarge, token_chars
 from tests.conftest import KEY_NEW, make_app
