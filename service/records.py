@@ -28,7 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from .engines import ENGINES
-from .engines.base import RulesError
+from .engines.base import RulesError, uses_secret
 from .engines.moves import NextDeal
 from .fairness import ALGORITHM, commitment_holds, deck_for_deal
 from .schemas import SCHEMAS
@@ -298,7 +298,7 @@ def adjudicate(record: Any, keys: Mapping[str, Ed25519PublicKey], rules_problem:
         options = codec.load_options(record["options"])
         pack = engine.pack(options, players)
         deck = parse_deck(setup["deck"], pack) if "deck" in setup else deck_for_deal(pack, 1, secret, seed)
-        if getattr(engine, "USES_SECRET", False):
+        if uses_secret(engine):
             state = engine.new_game(options, players, deck, seed, secret=None if seed is not None else secret)
         else:
             state = engine.new_game(options, players, deck, seed)

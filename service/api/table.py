@@ -227,7 +227,7 @@ class Table:
                 deck = deal_deck(pack, seed)
             else:
                 deck = tuple(_SYSTEM_RANDOM.sample(pack, len(pack)))
-            if seed is None and not replay and getattr(engine, "DRAWS_SEED", False):
+            if seed is None and not replay and engine.GAME.draws_seed:
                 seed = _SYSTEM_RANDOM.randrange(MAX_SEED + 1)
             state = engine.new_game(options, players, deck, seed)
             return cls(engine, codec, state, None), engine.initial_events(state)
@@ -243,7 +243,7 @@ class Table:
             deck = deck_for_deal(pack, 1, secret, seed)
             if seed is not None:
                 setup = {"seed": seed}
-        if getattr(engine, "USES_SECRET", False):  # as records.adjudicate begins it
+        if engine.GAME.uses_secret:  # as records.adjudicate begins it
             state = engine.new_game(options, players, deck, seed, secret=None if seed is not None else secret)
         else:
             state = engine.new_game(options, players, deck, seed)
@@ -349,7 +349,7 @@ class Table:
     def _stamped(self, raw: dict[str, Any]) -> dict[str, Any]:
         """A timed move sent with a seat's own key, with ``at`` = ms since the match began (never
         before the last flip: instances' clocks may differ slightly). The client's ``at`` is ignored."""
-        classes = getattr(self.engine, "MOVE_CLASSES", {})
+        classes = self.engine.GAME.move_classes
         cls = classes.get(raw.get("type")) if isinstance(raw.get("type"), str) else None
         if cls is None or not issubclass(cls, (Flip, SingleClaim, BatchClaim)):
             return raw

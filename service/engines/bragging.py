@@ -16,15 +16,9 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "bragging"
-NAME: Final = "Bragging (Russian four-card brag)"
-RULES_VERSION: Final = "bragging/1"
-PLAYER_COUNTS: Final = (2, 3, 4, 5, 6, 7, 8)
-DEFAULT_PLAYERS: Final = 4
-MOVE_TYPES: Final = ("blind", "no_blind", "expose", "fold", "check", "call", "raise", "next_deal")
 
 # §2: packs, rank values, card points.
 PACKS: Final = {52: full_52(), 36: pack_of(("6", "7", "8", "9", "10", "J", "Q", "K", "A"))}
@@ -34,10 +28,6 @@ HAND_SIZE: Final = 4
 MAX_STAKE: Final = 10**9
 HOUSE_LIMIT: Final = 10**15  # §7.5: a balance or carry beyond it ends the game (amounts stay exact in JSON)
 """Largest blind amount or raise total a move may name (an implementation bound: JSON-safe sums)."""
-
-
-def _rule(section: str) -> str:
-    return f"bragging §{section}"
 
 
 class Phase(StrEnum):
@@ -252,7 +242,14 @@ class Raise:
 
 
 Move = Blind | NoBlind | Expose | Fold | Check | Call | Raise | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Blind, NoBlind, Expose, Fold, Check, Call, Raise, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="bragging", name="Bragging (Russian four-card brag)", rules_version="bragging/1",
+    player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=4,
+    move_classes={cls.TYPE: cls for cls in (Blind, NoBlind, Expose, Fold, Check, Call, Raise, NextDeal)},
+    # Parse problems reported right after game_over (§6 check 2; invalid_move as docs/rules/conventions.md places it).
+    early_parse_codes=frozenset({"unknown_move_type", "invalid_player", "invalid_move"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 _SEATS: Final = range(max(PLAYER_COUNTS))
 _NO_BLIND: Final = tuple(NoBlind(p) for p in _SEATS)
@@ -347,7 +344,7 @@ def pack(options: Options, players: int = DEFAULT_PLAYERS) -> tuple[Card, ...]:
 
 def _check_options(options: Options, players: int) -> None:
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Bragging is for 2 to 8 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Bragging is for 2 to 8 players, not {players}.", GAME.rule("2"))
     problems = []
     if not 0 <= options.dealer < players:
         problems.append(f"option dealer: must be a seat 0..{players - 1}")
@@ -364,14 +361,14 @@ def _check_options(options: Options, players: int) -> None:
     if options.hands is not None and options.hands < 1:
         problems.append("option hands: must be null or a positive integer")
     if problems:
-        raise BadSetup("invalid_option", problems[0], _rule("3"))
+        raise BadSetup("invalid_option", problems[0], GAME.rule("3"))
 
 
 def _check_deck(deck: Sequence[Card], options: Options, code_cls: type[BadSetup | IllegalMove]) -> None:
     try:
         check_deck(deck, pack(options))
     except DeckProblem as exc:
-        raise code_cls("invalid_deck", str(exc), _rule("4")) from None
+        raise code_cls("invalid_deck", str(exc), GAME.rule("4")) from None
 
 
 def _start_hand(
@@ -488,32 +485,29 @@ def legal_moves(state: State) -> list[Move]:
 
 # --- checking (§6, §8 order) -----------------------------------------------------------------
 
-# Parse problems reported right after game_over (§6 check 2; invalid_move as docs/rules/conventions.md places it).
-_EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_player", "invalid_move"})
-
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §6/§8 code that applies; return if the move is legal."""
     phase = state.phase
     if phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7.5"))
-    if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("7.5"))
+    if isinstance(move, BadMove) and move.code in GAME.early_parse_codes:
+        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if move_type not in _PHASE_MOVES[phase]:
-        raise IllegalMove("wrong_phase", f"{move_type} is not allowed in the {phase.value} phase.", _rule("6"))
+        raise IllegalMove("wrong_phase", f"{move_type} is not allowed in the {phase.value} phase.", GAME.rule("6"))
     mover = _next_dealer(state) if phase is _PHASE_DEAL_OVER else state.to_move
     if move.player != mover:
-        raise IllegalMove("not_your_turn", f"It is seat {mover}'s turn, not seat {move.player}'s.", _rule("6"))
+        raise IllegalMove("not_your_turn", f"It is seat {mover}'s turn, not seat {move.player}'s.", GAME.rule("6"))
     match move:
         case BadMove():
-            raise IllegalMove(move.code, move.detail, _rule("8"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case Blind():
             _check_amount(move.amount, "amount")
             highest = max(state.blinds)
             if move.amount <= highest:  # type: ignore[operator]
                 raise IllegalMove(
-                    "blind_too_small", f"A blind must exceed the highest blind so far ({highest}).", _rule("6.1")
+                    "blind_too_small", f"A blind must exceed the highest blind so far ({highest}).", GAME.rule("6.1")
                 )
         case NoBlind() | Fold():
             return
@@ -522,20 +516,20 @@ def _check(state: State, move: Move | BadMove) -> None:
         case Check():
             if state.contrib[move.player] != state.current_bet:
                 due = state.current_bet - state.contrib[move.player]
-                raise IllegalMove("cannot_check", f"Seat {move.player} faces a bet: call {due}, raise or fold.", _rule("6.4"))
+                raise IllegalMove("cannot_check", f"Seat {move.player} faces a bet: call {due}, raise or fold.", GAME.rule("6.4"))
         case Call():
             if move.amount is not None and move.amount < 1:
-                raise IllegalMove("invalid_amount", "amount must be a positive integer.", _rule("6.4"))
+                raise IllegalMove("invalid_amount", "amount must be a positive integer.", GAME.rule("6.4"))
             due = state.current_bet - state.contrib[move.player]
             if due <= 0:
-                raise IllegalMove("nothing_to_call", "There is no bet to match; check, raise or fold.", _rule("6.4"))
+                raise IllegalMove("nothing_to_call", "There is no bet to match; check, raise or fold.", GAME.rule("6.4"))
             if move.amount is not None and move.amount != due:
-                raise IllegalMove("invalid_amount", f"The call costs {due}, not {move.amount}.", _rule("6.4"))
+                raise IllegalMove("invalid_amount", f"The call costs {due}, not {move.amount}.", GAME.rule("6.4"))
         case Raise():
             _check_amount(move.to, "to")
             least = state.current_bet + state.options.min_raise
             if move.to < least:  # type: ignore[operator]
-                raise IllegalMove("raise_too_small", f"A raise must bring the bet to at least {least}.", _rule("6.4"))
+                raise IllegalMove("raise_too_small", f"A raise must bring the bet to at least {least}.", GAME.rule("6.4"))
         case NextDeal():
             if move.deck is not None:
                 _check_deck(move.deck, state.options, IllegalMove)
@@ -545,7 +539,7 @@ def _check(state: State, move: Move | BadMove) -> None:
 
 def _check_amount(value: int | None, name: str) -> None:
     if value is None or value < 1 or value > MAX_STAKE:
-        raise IllegalMove("invalid_amount", f"{name} must be a positive integer (at most {MAX_STAKE}).", _rule("8"))
+        raise IllegalMove("invalid_amount", f"{name} must be a positive integer (at most {MAX_STAKE}).", GAME.rule("8"))
 
 
 def _check_expose(state: State, move: Expose) -> None:
@@ -553,18 +547,18 @@ def _check_expose(state: State, move: Expose) -> None:
     the_pack = pack(state.options)
     for c in cards:
         if c not in the_pack:
-            raise IllegalMove("invalid_card", f"{c} is not a card of the {len(the_pack)}-card pack.", _rule("2"))
+            raise IllegalMove("invalid_card", f"{c} is not a card of the {len(the_pack)}-card pack.", GAME.rule("2"))
     if len(set(cards)) != len(cards):
-        raise IllegalMove("duplicate_card", "A card is listed twice.", _rule("6.2"))
+        raise IllegalMove("duplicate_card", "A card is listed twice.", GAME.rule("6.2"))
     if state.phase is _PHASE_DEALER_EXPOSE:
         if len(cards) != 2:
-            raise IllegalMove("wrong_number_of_cards", "The dealer turns up exactly two cards.", _rule("6.3"))
+            raise IllegalMove("wrong_number_of_cards", "The dealer turns up exactly two cards.", GAME.rule("6.3"))
     elif len(cards) > 2:
-        raise IllegalMove("wrong_number_of_cards", "At most two cards may be turned up.", _rule("6.2"))
+        raise IllegalMove("wrong_number_of_cards", "At most two cards may be turned up.", GAME.rule("6.2"))
     hidden = state.hidden[move.player]
     for c in cards:
         if c not in hidden:
-            raise IllegalMove("card_not_in_hand", f"{c} is not one of seat {move.player}'s hidden cards.", _rule("6.2"))
+            raise IllegalMove("card_not_in_hand", f"{c} is not one of seat {move.player}'s hidden cards.", GAME.rule("6.2"))
 
 
 # --- applying --------------------------------------------------------------------------------
@@ -837,13 +831,6 @@ def outcome(state: State) -> Outcome | None:
         return None
     top = max(state.balances)
     return Outcome(frozenset(s for s, b in enumerate(state.balances) if b == top), "hands_played" if _hand_limit_met(state) else "house_limit")
-
-
-def status(state: State) -> str:
-    """Envelope status: in_progress, deal_over or finished."""
-    if state.phase is _PHASE_DEAL_OVER:
-        return "deal_over"
-    return "finished" if state.phase is _PHASE_GAME_OVER else "in_progress"
 
 
 def derived(state: State) -> dict[str, object]:

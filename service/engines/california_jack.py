@@ -19,15 +19,9 @@ from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, strength
 from ..cards.turns import draw_in_turn
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "california_jack"
-NAME: Final = "California Jack"
-RULES_VERSION: Final = "california_jack/1"
-PLAYER_COUNTS: Final = (2,)
-DEFAULT_PLAYERS: Final = 2
-MOVE_TYPES: Final = ("play", "next_deal")
 
 PACK: Final = full_52()
 RANK: Final = strength(RANKS)  # §2: 2 low … A high
@@ -47,10 +41,6 @@ FOLLOW_RULES: Final = (FOLLOW_SUIT, FOLLOW_OR_TRUMP, FOLLOW_OR_TRUMP_COMPULSORY)
 MAX_TARGET: Final = 1000
 
 
-def _rule(section: str) -> str:
-    return f"california_jack §{section}"
-
-
 class Phase(StrEnum):
     """§5 phases."""
 
@@ -64,7 +54,6 @@ class Phase(StrEnum):
 _PHASE_PLAY: Final = Phase.PLAY
 _PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
 _PHASE_GAME_OVER: Final = Phase.GAME_OVER
-_STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +181,14 @@ class Play:
 
 
 Move = Play | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Play, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="california_jack", name="California Jack", rules_version="california_jack/1",
+    player_counts=(2,), default_players=2,
+    move_classes={cls.TYPE: cls for cls in (Play, NextDeal)},
+    # Parse problems that §8 puts before wrong_phase and not_your_turn.
+    early_parse_codes=frozenset({"invalid_move", "unknown_move_type", "invalid_player"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 _PLAY: Final = {(p, c): Play(p, c) for p in (0, 1) for c in PACK}
 _NEXT_DEAL: Final = (NextDeal(0, pack=PACK), NextDeal(1, pack=PACK))
@@ -224,7 +220,7 @@ def _check_options(options: Options) -> None:
     if len(scores) != 2 or not all(0 <= x < options.target for x in scores):
         problems.append("start_scores must be two scores, each 0 <= x < target")
     if problems:
-        raise BadSetup("invalid_option", "option " + problems[0], _rule("3"))
+        raise BadSetup("invalid_option", "option " + problems[0], GAME.rule("3"))
 
 
 def _deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat) -> dict[str, object]:
@@ -232,7 +228,7 @@ def _deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat) -
     try:
         check_deck(deck, PACK)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
     nd = 1 - dealer
     nd_hand = tuple(deck[0:3]) + tuple(deck[6:9])
     d_hand = tuple(deck[3:6]) + tuple(deck[9:12])
@@ -255,7 +251,7 @@ def _deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat) -
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first hand of a match from ``deck`` (top card first). Raises BadSetup."""
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"California Jack is for exactly 2 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"California Jack is for exactly 2 players, not {players}.", GAME.rule("2"))
     _check_options(options)
     fields = _deal({}, deck, options.dealer)
     return State(
@@ -327,33 +323,30 @@ def legal_moves(state: State) -> list[Move]:
 
 # --- checking (§8 order) --------------------------------------------------------------------
 
-# Parse problems that §8 puts before wrong_phase and not_your_turn.
-_EARLY_PARSE_CODES: Final = frozenset({"invalid_move", "unknown_move_type", "invalid_player"})
-
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("6.3"))
-    if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("6.3"))
+    if isinstance(move, BadMove) and move.code in GAME.early_parse_codes:
+        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if state.phase is _PHASE_DEAL_OVER and move_type != "next_deal":
-        raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", _rule("6.2"))
+        raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", GAME.rule("6.2"))
     if state.phase is _PHASE_PLAY and move_type == "next_deal":
-        raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", _rule("6.2"))
+        raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", GAME.rule("6.2"))
     if move.player not in state.to_move:
-        raise IllegalMove("not_your_turn", f"It is seat {state.to_move[0]}'s turn, not seat {move.player}'s.", _rule("6"))
+        raise IllegalMove("not_your_turn", f"It is seat {state.to_move[0]}'s turn, not seat {move.player}'s.", GAME.rule("6"))
     match move:
         case BadMove():  # invalid_card, invalid_deck
-            raise IllegalMove(move.code, move.detail, _rule("8"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case NextDeal():
             if move.deck is None:
-                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.2"))
+                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", GAME.rule("6.2"))
             try:
                 check_deck(move.deck, PACK)
             except DeckProblem as exc:
-                raise IllegalMove("invalid_deck", str(exc), _rule("6.2")) from None
+                raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.2")) from None
         case Play():
             _check_play(state, move)
         case _:
@@ -364,7 +357,7 @@ def _check_play(state: State, move: Play) -> None:
     p, c = move.player, move.card
     hand = state.hands[p]
     if c not in hand:
-        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", _rule("6.1"))
+        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", GAME.rule("6.1"))
     if not state.trick:
         return
     led, trump, rule = state.trick[0].card.suit, state.trump, state.options.follow_rule
@@ -374,10 +367,10 @@ def _check_play(state: State, move: Play) -> None:
     if same:
         also = "" if rule == FOLLOW_SUIT or led is trump else f" or a trump ({trump.value})"
         raise IllegalMove(
-            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(same)}; play {led.value}{also}.", _rule("6.1")
+            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(same)}; play {led.value}{also}.", GAME.rule("6.1")
         )
     raise IllegalMove(
-        "must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", _rule("6.1")
+        "must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", GAME.rule("6.1")
     )
 
 
@@ -522,11 +515,6 @@ def outcome(state: State) -> Outcome | None:
     if state.phase is not _PHASE_GAME_OVER or state.winner is None:
         return None
     return Outcome(frozenset((state.winner,)), "target_reached")
-
-
-def status(state: State) -> str:
-    """Envelope status: in_progress, deal_over or finished."""
-    return _STATUS[state.phase]
 
 
 def stock_top(state: State) -> Card | None:

@@ -17,15 +17,9 @@ from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import of_suit, strength, trick_winner
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "seven_up"
-NAME: Final = "Seven Up"
-RULES_VERSION: Final = "seven_up/1"
-PLAYER_COUNTS: Final = (2, 3, 4)
-DEFAULT_PLAYERS: Final = 2
-MOVE_TYPES: Final = ("stand", "beg", "give", "run", "discard", "play", "next_deal")
 
 # §2: rank order (low → high) for tricks and for High/Low.
 RANK: Final = strength(RANKS)
@@ -36,10 +30,6 @@ PACKET: Final = 3
 FOLLOW_RULES: Final = ("follow_suit", "follow_or_trump", "follow_or_trump_compulsory")
 GAME_TIES: Final = ("none", "eldest")
 _JACK: Final = {s: Card("J", s) for s in SUITS}
-
-
-def _rule(section: str) -> str:
-    return f"seven_up §{section}"
 
 
 class Phase(StrEnum):
@@ -267,7 +257,14 @@ class Play:
 
 
 Move = Stand | Beg | Give | Run | Discard | Play | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Stand, Beg, Give, Run, Discard, Play, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="seven_up", name="Seven Up", rules_version="seven_up/1",
+    player_counts=(2, 3, 4), default_players=2,
+    move_classes={cls.TYPE: cls for cls in (Stand, Beg, Give, Run, Discard, Play, NextDeal)},
+    # Parse problems §8 lists before wrong_phase; invalid_card and invalid_deck come after not_your_turn.
+    early_parse_codes=frozenset({"invalid_move", "unknown_move_type", "invalid_player"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 _SEATS: Final = range(4)
 _STAND: Final = tuple(Stand(p) for p in _SEATS)
@@ -317,17 +314,17 @@ def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
 
 def _check_options(options: Options, players: int) -> None:
     if options.dealer >= players:
-        raise BadSetup("invalid_option", f"option dealer: {options.dealer} is not a seat of {players} players", _rule("3"))
+        raise BadSetup("invalid_option", f"option dealer: {options.dealer} is not a seat of {players} players", GAME.rule("3"))
     if options.follow_rule not in FOLLOW_RULES:
-        raise BadSetup("invalid_option", f"option follow_rule: {options.follow_rule!r} is not one of {FOLLOW_RULES}", _rule("3"))
+        raise BadSetup("invalid_option", f"option follow_rule: {options.follow_rule!r} is not one of {FOLLOW_RULES}", GAME.rule("3"))
     if options.game_tie not in GAME_TIES:
-        raise BadSetup("invalid_option", f"option game_tie: {options.game_tie!r} is not one of {GAME_TIES}", _rule("3"))
+        raise BadSetup("invalid_option", f"option game_tie: {options.game_tie!r} is not one of {GAME_TIES}", GAME.rule("3"))
     start = options.start_scores
     if start and (len(start) != parties(players) or not all(0 <= x < options.target for x in start)):
         raise BadSetup(
             "invalid_option",
             f"option start_scores: needs {parties(players)} scores, each from 0 to target - 1 = {options.target - 1}",
-            _rule("3"),
+            GAME.rule("3"),
         )
 
 
@@ -336,7 +333,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, events: list[Event])
     try:
         check_deck(deck, PACK)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
     n = state.players
     order = dealing_order(n, dealer)
     hands: list[tuple[Card, ...]] = [()] * n
@@ -376,7 +373,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, events: list[Event])
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first deal of a match from ``deck`` (top card first). Raises BadSetup."""
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Seven Up is for 2, 3 or 4 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Seven Up is for 2, 3 or 4 players, not {players}.", GAME.rule("2"))
     _check_options(options, players)
     scores = options.start_scores or (0,) * parties(players)
     blank = State(
@@ -512,35 +509,32 @@ def legal_moves(state: State) -> list[Move]:
 
 # --- checking (§8 order) --------------------------------------------------------------------------
 
-# Parse problems §8 lists before wrong_phase; invalid_card and invalid_deck come after not_your_turn.
-_EARLY_PARSE_CODES: Final = frozenset({"invalid_move", "unknown_move_type", "invalid_player"})
-
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", "The game has ended; no move is accepted.", _rule("7.4"))
-    if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove("game_over", "The game has ended; no move is accepted.", GAME.rule("7.4"))
+    if isinstance(move, BadMove) and move.code in GAME.early_parse_codes:
+        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
     if isinstance(move, Discard) and (move.cards is None or move.count is not None):
-        raise IllegalMove("invalid_move", "discard needs cards (a list of card strings) and nothing else.", _rule("6.3"))
+        raise IllegalMove("invalid_move", "discard needs cards (a list of card strings) and nothing else.", GAME.rule("6.3"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if move.player is None or not 0 <= move.player < state.players:
-        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("8"))
+        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("8"))
     if move_type not in _ALLOWED_TYPES[state.phase]:
-        raise IllegalMove("wrong_phase", f"{move_type} is not allowed in phase {state.phase.value}.", _rule("6"))
+        raise IllegalMove("wrong_phase", f"{move_type} is not allowed in phase {state.phase.value}.", GAME.rule("6"))
     if move.player not in state.to_move:
         whose = ", ".join(map(str, state.to_move))
-        raise IllegalMove("not_your_turn", f"Seat {move.player} is not to move (to move: {whose}).", _rule("6"))
+        raise IllegalMove("not_your_turn", f"Seat {move.player} is not to move (to move: {whose}).", GAME.rule("6"))
     match move:
         case BadMove():
-            raise IllegalMove(move.code, move.detail, _rule("8"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case NextDeal():
             if move.deck is not None:
                 try:
                     check_deck(move.deck, PACK)
                 except DeckProblem as exc:
-                    raise IllegalMove("invalid_deck", str(exc), _rule("6.6")) from None
+                    raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.6")) from None
         case Discard():
             _check_discard(state, move)
         case Play():
@@ -548,7 +542,7 @@ def _check(state: State, move: Move | BadMove) -> None:
         case Give():
             if not state.options.gift_can_win and _gift_would_win(state):
                 raise IllegalMove(
-                    "gift_not_allowed", "Under gift_can_win = false the dealer may not give the winning point; run the cards.", _rule("3")
+                    "gift_not_allowed", "Under gift_can_win = false the dealer may not give the winning point; run the cards.", GAME.rule("3")
                 )
         case Stand() | Beg() | Run():
             pass
@@ -562,16 +556,16 @@ def _check_discard(state: State, move: Discard) -> None:
     seen: set[Card] = set()
     for c in cards:
         if c in seen:
-            raise IllegalMove("duplicate_card", f"{c} is listed twice.", _rule("6.3"))
+            raise IllegalMove("duplicate_card", f"{c} is listed twice.", GAME.rule("6.3"))
         seen.add(c)
     hand = state.hands[move.player]
     for c in cards:
         if c not in hand:
-            raise IllegalMove("card_not_in_hand", f"{c} is not in seat {move.player}'s hand.", _rule("6.3"))
+            raise IllegalMove("card_not_in_hand", f"{c} is not in seat {move.player}'s hand.", GAME.rule("6.3"))
     want = len(hand) - HAND_SIZE
     if len(cards) != want:
         raise IllegalMove(
-            "wrong_discard_count", f"Seat {move.player} must discard exactly {want} cards, not {len(cards)}.", _rule("6.3")
+            "wrong_discard_count", f"Seat {move.player} must discard exactly {want} cards, not {len(cards)}.", GAME.rule("6.3")
         )
 
 
@@ -579,7 +573,7 @@ def _check_play(state: State, move: Play) -> None:
     p, c = move.player, move.card
     hand = state.hands[p]
     if c not in hand:
-        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", _rule("6.4"))
+        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", GAME.rule("6.4"))
     if not state.trick:
         return
     trump = state.trump
@@ -590,9 +584,9 @@ def _check_play(state: State, move: Play) -> None:
     if of_suit(hand, led):
         allowed = "or trumps " if state.options.follow_rule != "follow_suit" else ""
         raise IllegalMove(
-            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(of_suit(hand, led))}; play {allowed}that suit.", _rule("6.5")
+            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(of_suit(hand, led))}; play {allowed}that suit.", GAME.rule("6.5")
         )
-    raise IllegalMove("must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", _rule("6.5"))
+    raise IllegalMove("must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", GAME.rule("6.5"))
 
 
 # --- transitions ----------------------------------------------------------------------------------
@@ -652,7 +646,7 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return _play(state, p, c, events)
         case NextDeal(player=q, deck=deck):
             if deck is None:
-                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.6"))
+                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", GAME.rule("6.6"))
             fresh = state._replace(deal_number=state.deal_number + 1, redeal=False)
             return _deal(fresh, deck, q, events)
         case _:
@@ -785,15 +779,6 @@ def outcome(state: State) -> Outcome | None:
     if state.phase is not _PHASE_GAME_OVER or state.winner is None:
         return None
     return Outcome(frozenset(_winner_seats(state.players, state.winner)), "target_reached")
-
-
-def status(state: State) -> str:
-    """Envelope status: deal_over, finished (game_over), else in_progress."""
-    if state.phase is _PHASE_GAME_OVER:
-        return "finished"
-    if state.phase is _PHASE_DEAL_OVER:
-        return "deal_over"
-    return "in_progress"
 
 
 def derived(state: State) -> dict[str, object]:

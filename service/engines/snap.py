@@ -15,7 +15,7 @@ from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat
 from .claims import (
     BatchClaim,
     Claim,
@@ -30,20 +30,11 @@ from .claims import (
     judge,
     valid_at,
 )
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
-GAME_ID: Final = "snap"
-NAME: Final = "Snap"
-RULES_VERSION: Final = "snap/1"
-PLAYER_COUNTS: Final = (2, 3, 4, 5, 6, 7, 8)
-DEFAULT_PLAYERS: Final = 2
-MOVE_TYPES: Final = ("flip", "snap", "snaps")
 PACK: Final = full_52()
 POOL: Final = -1
 """The owner of the pool's top among the visible tops (§6.2)."""
-
-
-def _rule(section: str) -> str:
-    return f"snap §{section}"
 
 
 class Phase(StrEnum):
@@ -167,7 +158,13 @@ class Snaps(BatchClaim):
 
 
 Move = Flip | Snap | Snaps
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Flip, Snap, Snaps)}
+GAME: Final = GameInfo(
+    game_id="snap", name="Snap", rules_version="snap/1",
+    player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
+    move_classes={cls.TYPE: cls for cls in (Flip, Snap, Snaps)},
+    early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 
 # --- setup (§4) -------------------------------------------------------------------------------
@@ -181,13 +178,13 @@ def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """§4: deal the whole deck as in Slapjack. Raises BadSetup."""
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Snap is for 2 to 8 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Snap is for 2 to 8 players, not {players}.", GAME.rule("2"))
     if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", _rule("3"))
+        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", GAME.rule("3"))
     try:
         check_deck(deck, PACK)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
     eldest = (options.dealer + 1) % players
     return State(
         options=options,
@@ -295,56 +292,52 @@ def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Sea
 
 # --- checking (§6.1, §6.3 order) ----------------------------------------------------------------
 
-_EARLY_PARSE_CODES: Final = frozenset(
-    {"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}
-)
-
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first code of §6.1/§6.3 that applies; return if legal."""
     if state.phase is Phase.GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7"))
+        raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("7"))
     if isinstance(move, BadMove):
-        if move.code in _EARLY_PARSE_CODES or move.type != "flip" or move.player is None:
-            raise IllegalMove(move.code, move.detail, _rule("6.3" if move.type in ("snap", "snaps") else "6.1"))
+        if move.code in GAME.early_parse_codes or move.type != "flip" or move.player is None:
+            raise IllegalMove(move.code, move.detail, GAME.rule("6.3" if move.type in ("snap", "snaps") else "6.1"))
         _check_flip_turn(state, move.player)  # a flip's bad `at` comes after player_out, not_your_turn
-        raise IllegalMove(move.code, move.detail, _rule("6.1"))
+        raise IllegalMove(move.code, move.detail, GAME.rule("6.1"))
     if isinstance(move, Flip):
         _check_flip_turn(state, move.player)
-        check_flip_at(move.at, state.last_flip_at, _rule("6.1"))
+        check_flip_at(move.at, state.last_flip_at, GAME.rule("6.1"))
         return
     _check_claims(state, claims_of(move), isinstance(move, Snaps))
 
 
 def _check_flip_turn(state: State, p: Seat) -> None:
     if not 0 <= p < state.players:
-        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("6.1"))
+        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("6.1"))
     if not has_cards(state, p):
-        raise IllegalMove("player_out", f"Seat {p} has no cards: it is out.", _rule("6.1"))
+        raise IllegalMove("player_out", f"Seat {p} has no cards: it is out.", GAME.rule("6.1"))
     if p != state.to_move:
         who = "nobody can flip: only calls" if state.to_move is None else f"seat {state.to_move} flips next"
-        raise IllegalMove("not_your_turn", f"Seat {p} may not flip: {who}.", _rule("6.1"))
+        raise IllegalMove("not_your_turn", f"Seat {p} may not flip: {who}.", GAME.rule("6.1"))
 
 
 def _check_claims(state: State, claims: Sequence[Claim], batch: bool) -> None:
     """§6.3 checks on claims already in engine form (the edge checked their shape)."""
     if batch and not claims:
-        raise IllegalMove("no_claims", "snaps needs a non-empty claims list.", _rule("6.3"))
+        raise IllegalMove("no_claims", "snaps needs a non-empty claims list.", GAME.rule("6.3"))
     seen: set[Seat] = set()
     for c in claims:
         if not 0 <= c.player < state.players:
-            raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("6.3"))
+            raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("6.3"))
         if not valid_at(c.at):
-            raise IllegalMove("bad_timestamp", "Every call needs at: an integer number of milliseconds >= 0.", _rule("6.3"))
+            raise IllegalMove("bad_timestamp", "Every call needs at: an integer number of milliseconds >= 0.", GAME.rule("6.3"))
         if c.player in seen:
-            raise IllegalMove("duplicate_claim", f"Seat {c.player} calls twice in one move.", _rule("6.3"))
+            raise IllegalMove("duplicate_claim", f"Seat {c.player} calls twice in one move.", GAME.rule("6.3"))
         seen.add(c.player)
     for c in claims:
         if not has_cards(state, c.player):
-            raise IllegalMove("player_out", f"Seat {c.player} has no cards: it is out.", _rule("6.3"))
+            raise IllegalMove("player_out", f"Seat {c.player} has no cards: it is out.", GAME.rule("6.3"))
     last = state.last_flip_at
     if last is not None and all(c.at < last for c in claims):
-        raise IllegalMove("stale_claim", f"Every call is stamped before the last flip at {last}.", _rule("6.3"))
+        raise IllegalMove("stale_claim", f"Every call is stamped before the last flip at {last}.", GAME.rule("6.3"))
 
 
 # --- transitions ------------------------------------------------------------------------------
@@ -551,11 +544,6 @@ def outcome(state: State) -> Outcome | None:
     if state.phase is not Phase.GAME_OVER or state.winners is None:
         return None
     return Outcome(frozenset(state.winners), "game_over")
-
-
-def status(state: State) -> str:
-    """Envelope status: in_progress or finished."""
-    return "finished" if state.phase is Phase.GAME_OVER else "in_progress"
 
 
 def derived(state: State) -> dict[str, object]:

@@ -20,15 +20,9 @@ from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, points, strength
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "yukon"
-NAME: Final = "Yukon"
-RULES_VERSION: Final = "yukon/1"
-PLAYER_COUNTS: Final = (2, 3, 4)
-DEFAULT_PLAYERS: Final = 4  # §2: "usually four play, two against two"
-MOVE_TYPES: Final = ("play", "next_deal")
 
 # §2 trick rank of the cards of the suit led (jacks excluded: they are Yukons), low → high.
 SUIT_ORDER: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Q", "K", "A")
@@ -44,10 +38,6 @@ REMOVABLE_TWOS: Final = ("2C", "2D", "2H", "2S")
 FULL_PACK: Final = full_52()
 
 
-def _rule(section: str) -> str:
-    return f"yukon §{section}"
-
-
 class Phase(StrEnum):
     """§6 phases."""
 
@@ -61,7 +51,6 @@ class Phase(StrEnum):
 _PHASE_PLAY: Final = Phase.PLAY
 _PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
 _PHASE_GAME_OVER: Final = Phase.GAME_OVER
-_STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +136,12 @@ class Play:
 
 
 Move = Play | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Play, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="yukon", name="Yukon", rules_version="yukon/1",
+    player_counts=(2, 3, 4), default_players=4,  # §2: "usually four play, two against two"
+    move_classes={cls.TYPE: cls for cls in (Play, NextDeal)},
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 # Moves are values; the ones legal_moves lists are interned so listing them allocates nothing.
 _PLAY: Final = {(p, c): Play(p, c) for p in range(4) for c in FULL_PACK}
@@ -243,7 +237,7 @@ def trick_winner(cards: Sequence[Card]) -> int:
 
 def _check_players(players: int) -> None:
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Yukon is for 2, 3 or 4 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Yukon is for 2, 3 or 4 players, not {players}.", GAME.rule("2"))
 
 
 def _deal(deck: Sequence[Card], players: int, dealer: Seat, the_pack: tuple[Card, ...]) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
@@ -251,7 +245,7 @@ def _deal(deck: Sequence[Card], players: int, dealer: Seat, the_pack: tuple[Card
     try:
         check_deck(deck, the_pack)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
     return deal_one_at_a_time(deck, players, (dealer + 1) % players, HAND_SIZE)
 
 
@@ -259,7 +253,7 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     """Deal the first hand from ``deck`` (top card first). Raises BadSetup."""
     _check_players(players)
     if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", _rule("3"))
+        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", GAME.rule("3"))
     hands, stock = _deal(deck, players, options.dealer, pack(options, players))
     eldest = (options.dealer + 1) % players
     return State(
@@ -328,37 +322,37 @@ def legal_moves(state: State) -> list[Move]:
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", f"The game is over; side {state.winner} has won.", _rule("7"))
+        raise IllegalMove("game_over", f"The game is over; side {state.winner} has won.", GAME.rule("7"))
     kind = move.type if isinstance(move, BadMove) else move.TYPE
     if kind not in MOVE_TYPES:  # unknown_move_type, or a move without a readable type (invalid_move)
         assert isinstance(move, BadMove)
-        raise IllegalMove(move.code, move.detail, _rule("6"))
+        raise IllegalMove(move.code, move.detail, GAME.rule("6"))
     if kind == "play" and state.phase is not _PHASE_PLAY:
-        raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", _rule("6.1"))
+        raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", GAME.rule("6.1"))
     if kind == "next_deal" and state.phase is not _PHASE_DEAL_OVER:
-        raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", _rule("6.2"))
+        raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", GAME.rule("6.2"))
     if isinstance(move, BadMove) and move.code in ("invalid_move", "invalid_player"):
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
     p = move.player
     if p is None or not 0 <= p < state.players:
-        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("8"))
+        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("8"))
     if kind == "play":
         if p != state.to_move:
-            raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {p}'s.", _rule("6.1"))
+            raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {p}'s.", GAME.rule("6.1"))
     elif p != _next_dealer(state):
-        raise IllegalMove("not_your_turn", f"Only the new dealer, seat {_next_dealer(state)}, deals the next hand.", _rule("6.2"))
+        raise IllegalMove("not_your_turn", f"Only the new dealer, seat {_next_dealer(state)}, deals the next hand.", GAME.rule("6.2"))
     match move:
         case BadMove():  # invalid_card, invalid_deck: what the edge could not read as a card or deck
-            raise IllegalMove(move.code, move.detail, _rule("8"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case Play():
             _check_play(state, move)
         case NextDeal():
             if move.deck is None:
-                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.2"))
+                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", GAME.rule("6.2"))
             try:
                 check_deck(move.deck, pack(state.options, state.players))
             except DeckProblem as exc:
-                raise IllegalMove("invalid_deck", str(exc), _rule("6.2")) from None
+                raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.2")) from None
         case _:
             assert_never(move)
 
@@ -367,10 +361,10 @@ def _check_play(state: State, move: Play) -> None:
     """§6.1 the card checks and the following rules, in §8 order."""
     p, c = move.player, move.card
     if c not in _pack_set(state.players, state.options.removed_two):
-        raise IllegalMove("invalid_card", f"{c} is not a card of this game's pack (it was removed).", _rule("2"))
+        raise IllegalMove("invalid_card", f"{c} is not a card of this game's pack (it was removed).", GAME.rule("2"))
     hand = state.hands[p]
     if c not in hand:
-        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", _rule("6.1"))
+        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", GAME.rule("6.1"))
     if not state.trick:  # leading: any card (§6.1)
         return
     led = state.trick[0].suit
@@ -379,9 +373,9 @@ def _check_play(state: State, move: Play) -> None:
         return
     if not is_yukon(allowed[0]):
         raise IllegalMove(
-            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(allowed)} (a jack is not of its suit).", _rule("6.1")
+            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(allowed)} (a jack is not of its suit).", GAME.rule("6.1")
         )
-    raise IllegalMove("must_play_yukon", f"Seat {p} has no {led.value} and must play a Yukon: {names(allowed)}.", _rule("6.1"))
+    raise IllegalMove("must_play_yukon", f"Seat {p} has no {led.value} and must play a Yukon: {names(allowed)}.", GAME.rule("6.1"))
 
 
 @cache
@@ -511,11 +505,6 @@ def outcome(state: State) -> Outcome | None:
     if state.phase is not _PHASE_GAME_OVER or state.winner is None:
         return None
     return Outcome(frozenset(side_seats(state, state.winner)), "target_reached")
-
-
-def status(state: State) -> str:
-    """Envelope status: in_progress, deal_over or finished (§7)."""
-    return _STATUS[state.phase]
 
 
 def _counts(piles: tuple[tuple[Card, ...], ...]) -> list[int]:

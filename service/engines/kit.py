@@ -1,0 +1,104 @@
+"""The engine kit: the pieces every engine's rules are written with, so each is written once.
+
+- ``GameInfo`` (in ``base``): the one declaration of a game, ``GAME``; ``GAME.rule("6.6")`` cites
+  a section of its rules.
+- ``status``: the envelope status of a state from its phase.
+- ``refuse_early``: the first step of the §8 order after ``game_over``, the parse problems the
+  edge found that come before any state check.
+- ``Problems``: the collector ``check_state`` writes field-path problems into.
+- ``stepper``/``applier``: ``step`` and ``apply`` from a game's ``_check`` and ``_next``.
+
+Follow obligations and ``beats`` live in ``cards/tricks.py``; the claim games' checks (Slapjack,
+Snap) in ``engines/claims.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, Self, TypeVar
+
+from .base import BadMove, Event, GameInfo, IllegalMove, InvalidState
+
+__all__ = ["Problems", "applier", "refuse_early", "status", "stepper"]
+
+_STATUS = {"deal_over": "deal_over", "game_over": "finished"}
+
+
+class _Phased(Protocol):
+    @property
+    def phase(self) -> str: ...
+
+
+class _Sequenced(Protocol):
+    @property
+    def seq(self) -> int: ...
+
+    def _replace(self, *, seq: int) -> Self: ...
+
+
+S = TypeVar("S", bound=_Sequenced)
+M = TypeVar("M")
+
+
+def status(state: _Phased) -> str:
+    """Envelope status: ``finished`` in phase ``game_over``, ``deal_over`` in ``deal_over``, else
+    ``in_progress``."""
+    return _STATUS.get(state.phase, "in_progress")
+
+
+def refuse_early(game: GameInfo, move: object, section: str = "8") -> None:
+    """Raise the edge's parse problem ``move`` if it is one of ``game.early_parse_codes`` (cited
+    as ``section``); return otherwise."""
+    if type(move) is BadMove and move.code in game.early_parse_codes:
+        raise IllegalMove(move.code, move.detail, game.rule(section))
+
+
+class Problems:
+    """What ``check_state`` found wrong, by field path: call it with ``(path, message)``; ``check()``
+    raises InvalidState with every problem so far, if there is one."""
+
+    __slots__ = ("errors",)
+
+    def __init__(self) -> None:
+        self.errors: dict[str, list[str]] = {}
+
+    def __call__(self, path: str, message: str) -> None:
+        self.errors.setdefault(path, []).append(message)
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+    def __contains__(self, path: str) -> bool:
+        return path in self.errors
+
+    def check(self) -> None:
+        """Raise InvalidState if any problem was found."""
+        if self.errors:
+            raise InvalidState(self.errors)
+
+
+def stepper(
+    check: Callable[[S, M | BadMove], None], advance: Callable[[S, M, list[Event]], S]
+) -> Callable[[S, M | BadMove], tuple[S, list[Event]]]:
+    """A game's ``step``: ``check`` refuses the move (IllegalMove, in §8 order) or lets it pass;
+    ``advance`` plays it, appending the events it causes; the new state counts one more ``seq``."""
+
+    def step(state: S, move: M | BadMove) -> tuple[S, list[Event]]:
+        """The state after ``move`` and the events it caused, in order. Raises IllegalMove (state
+        unchanged) unless the move is legal."""
+        check(state, move)
+        assert not isinstance(move, BadMove)
+        events: list[Event] = []
+        return advance(state, move, events)._replace(seq=state.seq + 1), events
+
+    return step
+
+
+def applier(step: Callable[[S, M | BadMove], tuple[S, list[Event]]]) -> Callable[[S, M | BadMove], S]:
+    """A game's ``apply``: ``step`` without the events."""
+
+    def apply(state: S, move: M | BadMove) -> S:
+        """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
+        return step(state, move)[0]
+
+    return apply
