@@ -17,6 +17,7 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -491,8 +492,8 @@ def _check(state: State, move: Move | BadMove) -> None:
     phase = state.phase
     if phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("7.5"))
-    if isinstance(move, BadMove) and move.code in GAME.early_parse_codes:
-        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if move_type not in _PHASE_MOVES[phase]:
         raise IllegalMove("wrong_phase", f"{move_type} is not allowed in the {phase.value} phase.", GAME.rule("6"))
@@ -564,20 +565,6 @@ def _check_expose(state: State, move: Expose) -> None:
 # --- applying --------------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged)."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """The state after ``move`` and the events it caused. Raises IllegalMove."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state._replace(seq=state.seq + 1), move, events)
-    return new, events
-
-
 def _set(values: tuple, seat: Seat, value: object) -> tuple:  # type: ignore[type-arg]
     return values[:seat] + (value,) + values[seat + 1 :]
 
@@ -634,6 +621,11 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return new
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _pay(state: State, p: Seat, amount: int) -> State:
@@ -896,18 +888,14 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     try:
         _check_options(s.options, n)
     except BadSetup as exc:
         bad("options" if exc.code == "invalid_option" else "players", exc.detail)
-        raise InvalidState(errors) from None
+        raise InvalidState(bad.errors) from None
     for name in ("blinds", "hidden", "up", "exposed_count", "folded", "contrib", "balances"):
         if len(getattr(s, name)) != n:
             bad(name, f"must have one entry per seat ({n})")
@@ -916,8 +904,7 @@ def check_state(state: State) -> None:
             bad(path, f"must be a seat 0..{n - 1}")
     if any(not 0 <= p < n for p in s.pending) or len(set(s.pending)) != len(s.pending) or list(s.pending) != sorted(s.pending):
         bad("pending", "must list distinct seats in seat order")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     places = [c for h in s.hidden for c in h] + [c for u in s.up for c in u] + list(s.deck) + list(s.dead)
     try:
         check_deck(places, pack(s.options))
@@ -931,11 +918,9 @@ def check_state(state: State) -> None:
         bad("balances", "sum(balances) + pot + carry must be 0: money is neither created nor lost")
     if any(b < 0 for b in s.blinds) or any(c < 0 for c in s.contrib) or s.pot < 0 or s.carry < 0:
         bad("pot", "stakes, pot and carry are never negative")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     _check_phase(s, bad)
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:

@@ -20,6 +20,7 @@ from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, strength
 from ..cards.turns import draw_in_turn
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -328,8 +329,8 @@ def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("6.3"))
-    if isinstance(move, BadMove) and move.code in GAME.early_parse_codes:
-        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if state.phase is _PHASE_DEAL_OVER and move_type != "next_deal":
         raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", GAME.rule("6.2"))
@@ -377,20 +378,6 @@ def _check_play(state: State, move: Play) -> None:
 # --- transitions ----------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
-
-
 def _next(state: State, move: Move, events: list[Event]) -> State:
     match move:
         case Play(player=p, card=c):
@@ -409,6 +396,11 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return new
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _public_draws(options: Options, trick_number: int) -> tuple[bool, bool]:
@@ -616,11 +608,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     try:
         _check_options(s.options)
@@ -637,12 +625,11 @@ def check_state(state: State) -> None:
         check_deck(places, PACK)
     except DeckProblem as exc:
         bad("hands", "cards in hands, stock, trick and tricks must be the pack: " + str(exc).split(": ", 1)[-1])
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     n = len(s.tricks)
     if n > TRICKS_PER_HAND:
         bad("tricks", f"at most {TRICKS_PER_HAND} tricks in a hand")
-        raise InvalidState(errors)
+        raise InvalidState(bad.errors)
     _check_tricks(s, bad)
     _check_draws(s, bad)
     target = s.options.target
@@ -669,8 +656,7 @@ def check_state(state: State) -> None:
                 bad("to_move", "must be empty in game_over")
     if s.last_hand is not None and s.last_hand.deal_number > s.deal_number:
         bad("last_hand.deal_number", "cannot be a later hand")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_tricks(s: State, bad: Callable[[str, str], None]) -> None:

@@ -20,7 +20,8 @@ from typing import ClassVar, Final, NamedTuple
 
 from ..cards import RANKS, Card, Suit
 from ..cards.packs import DeckProblem, check_deck, pack_of
-from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
+from .kit import Problems, applier, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK_A: Final = pack_of(RANKS, deck="a")
@@ -540,16 +541,8 @@ def _check_priority(state: State, move: Move) -> None:
 # --- transitions ----------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
+def _next(state: State, move: Move, events: list[Event]) -> State:
+    """The checked move played (§6)."""
     if isinstance(move, MoveCard):
         new = _move_card(state, move, events)
     elif isinstance(move, Flip):
@@ -558,7 +551,12 @@ def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
         new = _discard(state, move.player, events)
     else:
         new = _pass(state, move.player, events)
-    return new._replace(seq=state.seq + 1), events
+    return new
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _with_seat(pair: tuple[PlayerPiles, PlayerPiles], seat: Seat, value: PlayerPiles) -> tuple[PlayerPiles, PlayerPiles]:
@@ -757,11 +755,7 @@ def check_state(state: State) -> None:
     Positions may hold fewer than 104 cards (the spec's examples do); no card may appear twice,
     and phase, turn, hand card and result must fit together.
     """
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     if len(s.tableau) != PILES:
         bad("tableau", "must hold 8 piles")
@@ -769,8 +763,7 @@ def check_state(state: State) -> None:
         bad("foundations", "must hold 8 piles")
     if len(s.players) != 2:
         bad("players", "must hold 2 seats")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     seen: dict[Card, str] = {}
     places: list[tuple[str, Sequence[Card]]] = []
     for p, piles in enumerate(s.players):
@@ -816,5 +809,4 @@ def check_state(state: State) -> None:
             bad("idle_turns", "must be 0 to 2")
         if any(p.hand_card is not None for p in s.players):
             bad("players", "no hand card is face up once the game is over")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()

@@ -17,7 +17,8 @@ from typing import Any, ClassVar, Final, NamedTuple, assert_never
 from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, short_20
 from ..cards.tricks import of_suit
-from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
+from .kit import Problems, refuse_early
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -409,8 +410,8 @@ def _check(state: State, move: Move | BadMove) -> None:
         raise IllegalMove("wrong_phase", "The deal is over; only next_deal is allowed.", GAME.rule("6.7"))
     if state.phase is _PHASE_PLAY and move_type == "next_deal":
         raise IllegalMove("wrong_phase", "next_deal is only allowed once the deal is over.", GAME.rule("6.7"))
-    if isinstance(move, BadMove) and move.code in GAME.early_parse_codes:
-        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     if move.player != state.to_move:
         raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {move.player}'s.", GAME.rule("6.1"))
     match move:
@@ -865,11 +866,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     if s.dealer not in (0, 1):
         bad("dealer", "must be 0 or 1")
@@ -897,8 +894,7 @@ def check_state(state: State) -> None:
         check_deck(places, PACK)
     except DeckProblem as exc:
         bad("hands", "cards in hands, talon, trump card, trick and tricks must be the pack: " + str(exc).split(": ", 1)[-1])
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     if s.trump_card is not None and s.trump_card.suit is not s.trump_suit:
         bad("trump_suit", f"must be the suit of the trump card {s.trump_card}")
     if (s.closed_by is None) != (s.closing is None):
@@ -939,8 +935,7 @@ def check_state(state: State) -> None:
                 bad("to_move", "must be null in game_over")
         if s.trick or s.marriage_pending is not None:
             bad("trick", "no trick is in progress once the deal is over")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_play_phase(s: State, n_tricks: int, add: Callable[[str, str], None]) -> None:

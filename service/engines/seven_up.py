@@ -18,6 +18,7 @@ from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import of_suit, strength, trick_winner
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -514,8 +515,8 @@ def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The game has ended; no move is accepted.", GAME.rule("7.4"))
-    if isinstance(move, BadMove) and move.code in GAME.early_parse_codes:
-        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     if isinstance(move, Discard) and (move.cards is None or move.count is not None):
         raise IllegalMove("invalid_move", "discard needs cards (a list of card strings) and nothing else.", GAME.rule("6.3"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
@@ -592,20 +593,6 @@ def _check_play(state: State, move: Play) -> None:
 # --- transitions ----------------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
-
-
 def _start_play(state: State, trump: Suit) -> State:
     e = state.eldest
     return state._replace(phase=_PHASE_PLAY, trump=trump, to_move=(e,), trick_leader=e)
@@ -651,6 +638,11 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return _deal(fresh, deck, q, events)
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _run(state: State, events: list[Event]) -> State:
@@ -875,11 +867,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
@@ -914,8 +902,7 @@ def check_state(state: State) -> None:
         bad("deal_number", "must be at least 1")
     if s.runs < 0:
         bad("runs", "must not be negative")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     places: list[Card] = [*s.stock, *s.set_aside, *(t.card for t in s.trick)]
     for h in s.hands:
         places += h
@@ -935,8 +922,7 @@ def check_state(state: State) -> None:
     target = s.options.target
     if any(x < 0 for x in s.scores):
         bad("scores", "must not be negative")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     if s.phase is _PHASE_GAME_OVER:
         if s.to_move:
             bad("to_move", "must be empty in game_over")
@@ -950,8 +936,7 @@ def check_state(state: State) -> None:
         if max(s.scores) >= target:
             bad("phase", "a party reached the target: the game is over")
         _check_phase(s, bad)
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:

@@ -32,6 +32,7 @@ from .claims import (
     judge,
     valid_at,
 )
+from .kit import Problems, applier, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK: Final = full_52()
@@ -324,16 +325,8 @@ def _check_claims(state: State, claims: Sequence[Claim], batch: bool) -> None:
 # --- transitions ------------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
+def _next(state: State, move: Move, events: list[Event]) -> State:
+    """A flip, or a batch of slaps judged against the top card (§6.1, §6.2)."""
     if isinstance(move, Flip):
         new = _flip(state, move, events)
     else:
@@ -343,7 +336,12 @@ def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
             new = _capture(state, verdict, events)
         else:
             new = _false_slaps(state, verdict, top.player, events)
-    return new._replace(seq=state.seq + 1), events
+    return new
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _with_stock(state: State) -> Callable[[Seat], bool]:
@@ -527,11 +525,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state satisfies §5's invariants."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
@@ -542,8 +536,7 @@ def check_state(state: State) -> None:
         bad("stocks", f"must hold {n} stocks")
     if len(s.status) != n:
         bad("status", f"must hold {n} statuses")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     for i, cc in enumerate(s.center):
         if not 0 <= cc.player < n:
             bad(f"center.{i}.player", f"must be a seat 0..{n - 1}")
@@ -563,8 +556,7 @@ def check_state(state: State) -> None:
         bad("winner", f"must be a seat 0..{n - 1} or null")
     if s.shuffle_count < 0 or s.shuffle_seed < 0 or s.seq < 0 or (s.last_flip_at is not None and s.last_flip_at < 0):
         bad("state", "counters, seeds and timestamps are not negative")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     if s.phase is Phase.PLAY:
         if in_game < 2:
             bad("status", "in play at least two seats are not out")
@@ -587,5 +579,4 @@ def check_state(state: State) -> None:
             bad("last_result.kind", "must be flip, capture or false_slap")
         elif any((getattr(r, f) is None) == (f in wanted) for f in Result._fields if f != "kind"):
             bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()

@@ -30,6 +30,7 @@ from .claims import (
     judge,
     valid_at,
 )
+from .kit import Problems, applier, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK: Final = full_52()
@@ -343,16 +344,8 @@ def _check_claims(state: State, claims: Sequence[Claim], batch: bool) -> None:
 # --- transitions ------------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
+def _next(state: State, move: Move, events: list[Event]) -> State:
+    """A flip, or a batch of calls judged against the matching piles (§6.1, §6.3); then §6.4's settling."""
     if isinstance(move, Flip):
         new = _flip(state, move, events)
     else:
@@ -364,7 +357,12 @@ def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
             new = _tie_to_pool(state, verdict, group, events)
         else:
             new = _win(state, verdict, group, events)
-    return _settle(new, events)._replace(seq=state.seq + 1), events
+    return _settle(new, events)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _flip(state: State, move: Flip, events: list[Event]) -> State:
@@ -598,11 +596,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state is one play could reach."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
@@ -615,8 +609,7 @@ def check_state(state: State) -> None:
     for name, seat in (("to_move", s.to_move), ("last_flipper", s.last_flipper)):
         if seat is not None and not 0 <= seat < n:
             bad(name, f"must be a seat 0..{n - 1} or null")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     try:
         check_deck([c for x in s.stocks for c in x] + [c for x in s.faceups for c in x] + list(s.pool), PACK)
     except DeckProblem as exc:
@@ -640,8 +633,7 @@ def check_state(state: State) -> None:
             bad("last_result.kind", "must be flip, snap, tie_to_pool or false_call")
         elif any((getattr(r, f) is None) == (f in wanted) for f in Result._fields if f != "kind"):
             bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     nxt = _next_flipper(s)
     if s.phase is Phase.PLAY:
         if s.winners is not None:
@@ -659,5 +651,4 @@ def check_state(state: State) -> None:
             bad("to_move", "must be null once the game is over")
         if not s.winners or any(not 0 <= w < n for w in s.winners) or len(set(s.winners)) != len(s.winners):
             bad("winners", "a finished game names its winning seats")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()

@@ -20,6 +20,7 @@ from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
 from ..cards.tricks import beats, strength, trick_winner
 from ..cards.turns import deal_one_at_a_time
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -532,8 +533,8 @@ def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first code that applies (§6, §8); return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
         raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("7.4"))
-    if isinstance(move, BadMove) and move.code in GAME.early_parse_codes:
-        raise IllegalMove(move.code, move.detail, GAME.rule("6"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move, "6")
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if move_type not in _PHASE_MOVES[state.phase]:
         allowed = ", ".join(sorted(_PHASE_MOVES[state.phase]))
@@ -614,20 +615,6 @@ def _explain(state: State, hand: tuple[Card, ...], card: Card, code: str) -> str
 # --- applying -----------------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged)."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """The state after ``move`` and the events it caused. Raises IllegalMove."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
-
-
 def _next(state: State, move: Move, events: list[Event]) -> State:
     match move:
         case Tap() | Pass():
@@ -644,6 +631,11 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return new
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _set(values: tuple, seat: Seat, value: object) -> tuple:  # type: ignore[type-arg]
@@ -910,11 +902,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
@@ -943,8 +931,7 @@ def check_state(state: State) -> None:
     for i, v in enumerate(s.violations):
         if v.player not in seats:
             bad(f"violations.{i}.player", f"must be a seat 0..{n - 1}")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     places: list[Card] = [s.turnup, *s.stock, *(tc.card for tc in s.trick)]
     for h in s.hands:
         places += h
@@ -956,10 +943,9 @@ def check_state(state: State) -> None:
         check_deck(places, PACKS[s.options.pack])
     except DeckProblem as exc:
         bad("hands", "hands, stock, turn-up, discards and tricks must hold the pack: " + str(exc).split(": ", 1)[-1])
-        raise InvalidState(errors) from None
+        raise InvalidState(bad.errors) from None
     _check_flow(s, bad)
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_flow(s: State, bad: Callable[[str, str], None]) -> None:

@@ -21,6 +21,7 @@ from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, points, strength
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -140,6 +141,7 @@ GAME: Final = GameInfo(
     game_id="yukon", name="Yukon", rules_version="yukon/1",
     player_counts=(2, 3, 4), default_players=4,  # §2: "usually four play, two against two"
     move_classes={cls.TYPE: cls for cls in (Play, NextDeal)},
+    early_parse_codes=frozenset({"invalid_move", "invalid_player"}),  # §8: after wrong_phase
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
@@ -331,8 +333,8 @@ def _check(state: State, move: Move | BadMove) -> None:
         raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", GAME.rule("6.1"))
     if kind == "next_deal" and state.phase is not _PHASE_DEAL_OVER:
         raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", GAME.rule("6.2"))
-    if isinstance(move, BadMove) and move.code in ("invalid_move", "invalid_player"):
-        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     p = move.player
     if p is None or not 0 <= p < state.players:
         raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("8"))
@@ -386,20 +388,6 @@ def _pack_set(players: int, removed_two: str) -> frozenset[Card]:
 # --- transitions ----------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
-
-
 def _set(items: tuple[tuple[Card, ...], ...], seat: Seat, value: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
     return items[:seat] + (value,) + items[seat + 1 :]
 
@@ -434,6 +422,11 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             )
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _finish_trick(state: State, hands: tuple[tuple[Card, ...], ...], trick: tuple[Card, ...], events: list[Event]) -> State:
@@ -607,11 +600,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
@@ -633,8 +622,7 @@ def check_state(state: State) -> None:
         bad("winner", f"must be a side 0..{k - 1} or null")
     if len(s.trick) >= n:
         bad("trick", f"a trick in progress holds at most {n - 1} cards")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     the_pack = pack(s.options, n)
     places = [c for h in s.hands for c in h] + list(s.stock) + list(s.trick) + [c for w in s.won for c in w]
     try:
@@ -642,7 +630,7 @@ def check_state(state: State) -> None:
             check_deck(places, the_pack)  # the fast test failed: name the problem
     except DeckProblem as exc:
         bad("hands", "cards in hands, stock, trick and won must be the pack: " + str(exc).split(": ", 1)[-1])
-        raise InvalidState(errors) from None
+        raise InvalidState(bad.errors) from None
     if any(x < 0 for x in s.scores):
         bad("scores", "must not be negative")
     taken = sum(len(w) for w in s.won)
@@ -654,8 +642,7 @@ def check_state(state: State) -> None:
         _check_play_phase(s, tricks_done, bad)
     else:
         _check_hand_over(s, bad)
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_last_trick(s: State, tricks_done: int, bad: Callable[[str, str], None]) -> None:
