@@ -2,9 +2,9 @@
 
 The contract is ``docs/rules/california_jack.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State`` (a ``NamedTuple``: cheap ``_replace`` copies); decks arrive as
-data. Trick resolution and suit helpers come from ``cards/tricks.py``, the High/Low/Jack/Game count
-from ``cards/all_fours.py``; what is California Jack's own (the changing trump, the draws and who
-sees them, the follow rules with the current trump) stays here.
+data. Trick resolution, suit helpers and the three follow rules (``may_follow``, with the current
+trump) come from ``cards/tricks.py``, the High/Low/Jack/Game count from ``cards/all_fours.py``; what
+is California Jack's own (the changing trump, the draws and who sees them) stays here.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
-from ..cards.tricks import beats, of_suit, strength
+from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, beats, may_follow, of_suit, strength
 from ..cards.turns import draw_in_turn
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .kit import Problems, applier, refuse_early, stepper
@@ -35,10 +35,6 @@ DRAWING_TRICKS: Final = STOCK_SIZE // 2  # tricks 1..20 are followed by draws
 CHANGING: Final = "changing"
 FIXED: Final = "fixed"
 TRUMP_MODES: Final = (CHANGING, FIXED)
-FOLLOW_SUIT: Final = "follow_suit"
-FOLLOW_OR_TRUMP: Final = "follow_or_trump"
-FOLLOW_OR_TRUMP_COMPULSORY: Final = "follow_or_trump_compulsory"
-FOLLOW_RULES: Final = (FOLLOW_SUIT, FOLLOW_OR_TRUMP, FOLLOW_OR_TRUMP_COMPULSORY)
 MAX_TARGET: Final = 1000
 
 
@@ -295,20 +291,6 @@ def to_move(state: State) -> frozenset[Seat]:
     return frozenset(state.to_move)
 
 
-def _allowed(hand: tuple[Card, ...], led: Suit, trump: Suit, rule: str) -> tuple[Card, ...]:
-    """§6.1 follow rules with the current trick's trump: the cards the follower may play."""
-    same = of_suit(hand, led)
-    if same:
-        if rule == FOLLOW_SUIT or led is trump:
-            return same
-        return same + of_suit(hand, trump)
-    if rule == FOLLOW_OR_TRUMP_COMPULSORY:
-        trumps = of_suit(hand, trump)
-        if trumps:
-            return trumps
-    return hand
-
-
 def legal_moves(state: State) -> list[Move]:
     """One ``play`` per legal card of the seat to move, or the ``next_deal`` template."""
     if state.phase is not _PHASE_PLAY:
@@ -318,7 +300,7 @@ def legal_moves(state: State) -> list[Move]:
     p = state.to_move[0]
     hand = state.hands[p]
     if state.trick:
-        hand = _allowed(hand, state.trick[0].card.suit, state.trump, state.options.follow_rule)
+        hand = may_follow(hand, state.trick[0].card.suit, state.trump, state.options.follow_rule, led_first=True)
     return [_PLAY[p, c] for c in hand]
 
 
@@ -362,7 +344,7 @@ def _check_play(state: State, move: Play) -> None:
     if not state.trick:
         return
     led, trump, rule = state.trick[0].card.suit, state.trump, state.options.follow_rule
-    if c in _allowed(hand, led, trump, rule):  # the one statement of the follow rules
+    if c in may_follow(hand, led, trump, rule):  # §6.1 follow rules: the one statement of them
         return
     same = of_suit(hand, led)
     if same:

@@ -2,8 +2,9 @@
 
 The contract is ``docs/rules/seven_up.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State`` (a ``NamedTuple``); decks arrive as data. Trick resolution
-comes from ``cards/tricks.py`` and the High/Low/Jack/Game count from ``cards/all_fours.py``; the
-trump-making (stand, beg, give, run), the discard and the follow rules are this game's own.
+and the three follow rules (``may_follow``) come from ``cards/tricks.py``, the High/Low/Jack/Game
+count from ``cards/all_fours.py``; the trump-making (stand, beg, give, run) and the discard are this
+game's own.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
-from ..cards.tricks import of_suit, strength, trick_winner
+from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, may_follow, of_suit, strength, trick_winner
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .kit import Problems, applier, refuse_early, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
@@ -28,7 +29,6 @@ PACK: Final = full_52()
 _PACK_SET: Final = frozenset(PACK)
 HAND_SIZE: Final = 6
 PACKET: Final = 3
-FOLLOW_RULES: Final = ("follow_suit", "follow_or_trump", "follow_or_trump_compulsory")
 GAME_TIES: Final = ("none", "eldest")
 _JACK: Final = {s: Card("J", s) for s in SUITS}
 
@@ -60,7 +60,7 @@ class Options:
 
     dealer: Seat = 0
     target: int = 7
-    follow_rule: str = "follow_suit"
+    follow_rule: str = FOLLOW_SUIT
     discard_after_run: bool = True
     game_tie: str = "none"
     gift_can_win: bool = True
@@ -465,26 +465,12 @@ def _gift_would_win(state: State) -> bool:
     return any(state.scores[party_of(n, s)] + 1 >= target for s in _gift_recipients(state))
 
 
-def follow_options(hand: tuple[Card, ...], led: Suit, trump: Suit, rule: str) -> tuple[Card, ...]:
-    """§6.5 the cards a non-leader may play under ``rule``, given the led suit and trump."""
-    same = of_suit(hand, led)
-    if same:
-        if rule == "follow_suit" or led is trump:
-            return same
-        return tuple(c for c in hand if c.suit is led or c.suit is trump)
-    if rule == "follow_or_trump_compulsory":
-        trumps = of_suit(hand, trump)
-        if trumps:
-            return trumps
-    return hand
-
-
 def _playable(state: State, seat: Seat) -> tuple[Card, ...]:
     hand = state.hands[seat]
     if not state.trick:
         return hand
     assert state.trump is not None
-    return follow_options(hand, state.trick[0].card.suit, state.trump, state.options.follow_rule)
+    return may_follow(hand, state.trick[0].card.suit, state.trump, state.options.follow_rule)
 
 
 def legal_moves(state: State) -> list[Move]:
@@ -580,10 +566,10 @@ def _check_play(state: State, move: Play) -> None:
     trump = state.trump
     assert trump is not None
     led = state.trick[0].card.suit
-    if c in follow_options(hand, led, trump, state.options.follow_rule):
+    if c in may_follow(hand, led, trump, state.options.follow_rule):
         return
     if of_suit(hand, led):
-        allowed = "or trumps " if state.options.follow_rule != "follow_suit" else ""
+        allowed = "or trumps " if state.options.follow_rule != FOLLOW_SUIT else ""
         raise IllegalMove(
             "must_follow_suit", f"{led.value} was led and seat {p} holds {names(of_suit(hand, led))}; play {allowed}that suit.", GAME.rule("6.5")
         )

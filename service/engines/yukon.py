@@ -18,7 +18,7 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, full_52
-from ..cards.tricks import beats, of_suit, points, strength
+from ..cards.tricks import beats, of_suit, points, strength, winner_by
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .kit import Problems, applier, refuse_early, stepper
@@ -227,11 +227,7 @@ def _beats(challenger: Card, best: Card) -> bool:
 
 def trick_winner(cards: Sequence[Card]) -> int:
     """§6.1 the index (play order) of the card that takes the trick ``cards``."""
-    best = 0
-    for i in range(1, len(cards)):
-        if _beats(cards[i], cards[best]):
-            best = i
-    return best
+    return winner_by(cards, _beats)
 
 
 # --- setup (§4) -------------------------------------------------------------------------------
