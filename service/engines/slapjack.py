@@ -17,20 +17,18 @@ from typing import ClassVar, Final, NamedTuple
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.shuffle import MAX_SEED, keyed_shuffle, seeded_shuffle
-from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat
 from .claims import (
     BatchClaim,
-    Claim,
+    ClaimChecks,
     ClaimWindow,
     Flip,
     SingleClaim,
     Verdict,
-    check_flip_at,
     claims_of,
     deal_stocks,
     first_seat_after,
     judge,
-    valid_at,
 )
 from .kit import Problems, applier, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
@@ -52,6 +50,9 @@ class Status(StrEnum):
     ACTIVE = "active"
     WAITING = "waiting"
     OUT = "out"
+
+
+_OUT: Final = Status.OUT  # a module constant for the move path (an enum member lookup is slow in 3.11)
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,56 +271,19 @@ def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Sea
     return tuple(out)
 
 
-# --- checking (§6.1, §6.2 order) ----------------------------------------------------------------
+# --- checking (§6.1, §6.2 order: claims.ClaimChecks) ----------------------------------------------------------------
 
 
-def _check(state: State, move: Move | BadMove) -> None:
-    """Raise IllegalMove with the first code of §6.1/§6.2 that applies; return if legal."""
-    if state.phase is Phase.GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("7"))
-    if isinstance(move, BadMove):
-        if move.code in GAME.early_parse_codes or move.type != "flip" or move.player is None:
-            raise IllegalMove(move.code, move.detail, GAME.rule("6.2" if move.type in ("slap", "slaps") else "6.1"))
-        _check_flip_turn(state, move.player)  # a flip's bad `at` comes after player_out, not_your_turn
-        raise IllegalMove(move.code, move.detail, GAME.rule("6.1"))
-    if isinstance(move, Flip):
-        _check_flip_turn(state, move.player)
-        check_flip_at(move.at, state.last_flip_at, GAME.rule("6.1"))
-        return
-    _check_claims(state, claims_of(move), isinstance(move, Slaps))
-
-
-def _check_flip_turn(state: State, p: Seat) -> None:
-    if not 0 <= p < state.players:
-        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("6.1"))
-    if state.status[p] is Status.OUT:
-        raise IllegalMove("player_out", f"Seat {p} is out of the game.", GAME.rule("6.1"))
-    if p != state.to_move:
-        who = "nobody may flip: only slaps" if state.to_move is None else f"seat {state.to_move} flips next"
-        raise IllegalMove("not_your_turn", f"Seat {p} may not flip: {who}.", GAME.rule("6.1"))
-
-
-def _check_claims(state: State, claims: Sequence[Claim], batch: bool) -> None:
-    """§6.2 validity checks 2-6 on claims already in engine form (the edge checked their shape)."""
-    if batch and not claims:
-        raise IllegalMove("no_claims", "slaps needs a non-empty claims list.", GAME.rule("6.2"))
-    seen: set[Seat] = set()
-    for c in claims:
-        if not 0 <= c.player < state.players:
-            raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("6.2"))
-        if not valid_at(c.at):
-            raise IllegalMove("bad_timestamp", "Every claim needs at: an integer number of milliseconds >= 0.", GAME.rule("6.2"))
-        if c.player in seen:
-            raise IllegalMove("duplicate_claim", f"Seat {c.player} claims twice in one move.", GAME.rule("6.2"))
-        seen.add(c.player)
-    for c in claims:
-        if state.status[c.player] is Status.OUT:
-            raise IllegalMove("player_out", f"Seat {c.player} is out of the game.", GAME.rule("6.2"))
+def _center_to_slap(state: State) -> None:
     if not state.center:
         raise IllegalMove("center_empty", "There is no centre pile to slap.", GAME.rule("6.2"))
-    last = state.last_flip_at
-    if last is not None and all(c.at < last for c in claims):
-        raise IllegalMove("stale_claim", f"Every claim is stamped before the last flip at {last}.", GAME.rule("6.2"))
+
+
+_CLAIMS: Final[ClaimChecks[State]] = ClaimChecks(
+    GAME, Phase.GAME_OVER, claim_section="6.2", claim_types=("slap", "slaps"), noun="claim", nobody_flips="nobody may flip: only slaps",
+    in_game=lambda state, p: state.status[p] is not _OUT, out_detail="Seat {p} is out of the game.",
+    before_stale=_center_to_slap,
+)
 
 
 # --- transitions ------------------------------------------------------------------------------
@@ -339,8 +303,8 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
     return new
 
 
-# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
-step: Final = stepper(_check, _next)
+# ``_CLAIMS.check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_CLAIMS.check, _next)
 apply: Final = applier(step)
 
 

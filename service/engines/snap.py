@@ -15,20 +15,18 @@ from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52
-from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadSetup, Event, GameInfo, InvalidState, Outcome, Seat
 from .claims import (
     BatchClaim,
-    Claim,
+    ClaimChecks,
     ClaimWindow,
     Flip,
     SingleClaim,
     Verdict,
-    check_flip_at,
     claims_of,
     deal_stocks,
     first_seat_after,
     judge,
-    valid_at,
 )
 from .kit import Problems, applier, stepper
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
@@ -291,54 +289,13 @@ def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Sea
     return tuple(out)
 
 
-# --- checking (§6.1, §6.3 order) ----------------------------------------------------------------
+# --- checking (§6.1, §6.3 order: claims.ClaimChecks) ----------------------------------------------------------------
 
 
-def _check(state: State, move: Move | BadMove) -> None:
-    """Raise IllegalMove with the first code of §6.1/§6.3 that applies; return if legal."""
-    if state.phase is Phase.GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("7"))
-    if isinstance(move, BadMove):
-        if move.code in GAME.early_parse_codes or move.type != "flip" or move.player is None:
-            raise IllegalMove(move.code, move.detail, GAME.rule("6.3" if move.type in ("snap", "snaps") else "6.1"))
-        _check_flip_turn(state, move.player)  # a flip's bad `at` comes after player_out, not_your_turn
-        raise IllegalMove(move.code, move.detail, GAME.rule("6.1"))
-    if isinstance(move, Flip):
-        _check_flip_turn(state, move.player)
-        check_flip_at(move.at, state.last_flip_at, GAME.rule("6.1"))
-        return
-    _check_claims(state, claims_of(move), isinstance(move, Snaps))
-
-
-def _check_flip_turn(state: State, p: Seat) -> None:
-    if not 0 <= p < state.players:
-        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("6.1"))
-    if not has_cards(state, p):
-        raise IllegalMove("player_out", f"Seat {p} has no cards: it is out.", GAME.rule("6.1"))
-    if p != state.to_move:
-        who = "nobody can flip: only calls" if state.to_move is None else f"seat {state.to_move} flips next"
-        raise IllegalMove("not_your_turn", f"Seat {p} may not flip: {who}.", GAME.rule("6.1"))
-
-
-def _check_claims(state: State, claims: Sequence[Claim], batch: bool) -> None:
-    """§6.3 checks on claims already in engine form (the edge checked their shape)."""
-    if batch and not claims:
-        raise IllegalMove("no_claims", "snaps needs a non-empty claims list.", GAME.rule("6.3"))
-    seen: set[Seat] = set()
-    for c in claims:
-        if not 0 <= c.player < state.players:
-            raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("6.3"))
-        if not valid_at(c.at):
-            raise IllegalMove("bad_timestamp", "Every call needs at: an integer number of milliseconds >= 0.", GAME.rule("6.3"))
-        if c.player in seen:
-            raise IllegalMove("duplicate_claim", f"Seat {c.player} calls twice in one move.", GAME.rule("6.3"))
-        seen.add(c.player)
-    for c in claims:
-        if not has_cards(state, c.player):
-            raise IllegalMove("player_out", f"Seat {c.player} has no cards: it is out.", GAME.rule("6.3"))
-    last = state.last_flip_at
-    if last is not None and all(c.at < last for c in claims):
-        raise IllegalMove("stale_claim", f"Every call is stamped before the last flip at {last}.", GAME.rule("6.3"))
+_CLAIMS: Final[ClaimChecks[State]] = ClaimChecks(
+    GAME, Phase.GAME_OVER, claim_section="6.3", claim_types=("snap", "snaps"), noun="call", nobody_flips="nobody can flip: only calls",
+    in_game=has_cards, out_detail="Seat {p} has no cards: it is out.",
+)
 
 
 # --- transitions ------------------------------------------------------------------------------
@@ -360,8 +317,8 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
     return _settle(new, events)
 
 
-# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
-step: Final = stepper(_check, _next)
+# ``_CLAIMS.check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_CLAIMS.check, _next)
 apply: Final = applier(step)
 
 
