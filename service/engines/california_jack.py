@@ -20,7 +20,7 @@ from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, beats, may_follow, of_suit, strength
 from ..cards.turns import draw_in_turn
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, refuse_early, stepper
+from .kit import Problems, applier, refuse_early, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -534,10 +534,7 @@ def _draw_view(d: Draw, seat: Seat | None) -> dict[str, object]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5 what ``seat`` may see (``None``: the public view, no hand at all)."""
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "phase": state.phase,
         "deal_number": state.deal_number,

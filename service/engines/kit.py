@@ -3,6 +3,7 @@
 - ``GameInfo`` (in ``base``): the one declaration of a game, ``GAME``; ``GAME.rule("6.6")`` cites
   a section of its rules.
 - ``status``: the envelope status of a state from its phase.
+- ``view_head``: the fields every view starts with (game, seat, seq, rules version).
 - ``refuse_early``: the first step of the §8 order after ``game_over``, the parse problems the
   edge found that come before any state check.
 - ``Problems``: the collector ``check_state`` writes field-path problems into.
@@ -19,7 +20,7 @@ from typing import Protocol, Self, TypeVar
 
 from .base import BadMove, Event, GameInfo, IllegalMove, InvalidState
 
-__all__ = ["Problems", "applier", "refuse_early", "status", "stepper"]
+__all__ = ["Problems", "applier", "refuse_early", "status", "stepper", "view_head"]
 
 _STATUS = {"deal_over": "deal_over", "game_over": "finished"}
 
@@ -44,6 +45,11 @@ def status(state: _Phased) -> str:
     """Envelope status: ``finished`` in phase ``game_over``, ``deal_over`` in ``deal_over``, else
     ``in_progress``."""
     return _STATUS.get(state.phase, "in_progress")
+
+
+def view_head(game: GameInfo, state: _Sequenced, seat: int | None) -> dict[str, object]:
+    """The fields every view starts with, in this order: ``game``, ``seat``, ``seq``, ``rules_version``."""
+    return {"game": game.game_id, "seat": seat, "seq": state.seq, "rules_version": game.rules_version}
 
 
 def refuse_early(game: GameInfo, move: object, section: str = "8") -> None:

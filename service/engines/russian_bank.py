@@ -21,7 +21,7 @@ from typing import ClassVar, Final, NamedTuple
 from ..cards import RANKS, Card, Suit
 from ..cards.packs import DeckProblem, check_deck, pack_of
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
-from .kit import Problems, applier, stepper
+from .kit import Problems, applier, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK_A: Final = pack_of(RANKS, deck="a")
@@ -700,10 +700,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5.2 what ``seat`` may see: everything but the face-down stock and hand cards."""
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "phase": state.phase,
         "first_player": state.first_player,

@@ -18,7 +18,7 @@ from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, short_20
 from ..cards.tricks import of_suit
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
-from .kit import Problems, refuse_early
+from .kit import Problems, refuse_early, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -801,10 +801,7 @@ def _known_in_hand(state: State, seat: Seat) -> list[Card]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5.3 what ``seat`` may see (``None``: the public view, no hand at all)."""
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "phase": state.phase,
         "deal_number": state.deal_number,

@@ -28,7 +28,7 @@ from .claims import (
     first_seat_after,
     judge,
 )
-from .kit import Problems, applier, stepper
+from .kit import Problems, applier, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK: Final = full_52()
@@ -515,10 +515,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5: every seat sees the same: counts, the face-up tops and the pool top; no stock card."""
     return {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "players": state.players,
         "options": state.options,
         "phase": state.phase,

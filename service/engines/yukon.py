@@ -21,7 +21,7 @@ from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import beats, of_suit, points, strength, winner_by
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, refuse_early, stepper
+from .kit import Problems, applier, refuse_early, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -545,10 +545,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
     over; a draw of the last trick shows its card to the drawer alone.
     """
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "players": state.players,
         "phase": state.phase,
