@@ -42,14 +42,9 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
-# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
-_PHASE_BLIND: Final = Phase.BLIND
-_PHASE_EXPOSE: Final = Phase.EXPOSE
-_PHASE_DEALER_EXPOSE: Final = Phase.DEALER_EXPOSE
-_PHASE_BETTING: Final = Phase.BETTING
-_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
-_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+(
+    _PHASE_BLIND, _PHASE_EXPOSE, _PHASE_DEALER_EXPOSE, _PHASE_BETTING, _PHASE_DEAL_OVER, _PHASE_GAME_OVER,
+) = Phase  # the members, in order, as module constants (kit: the move path)
 
 
 class ResultKind(StrEnum):

@@ -123,10 +123,7 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
-# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
-_PHASE_PLAY: Final = Phase.PLAY
-_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+_PHASE_PLAY, _PHASE_GAME_OVER = Phase  # the members, in order, as module constants (kit: the move path)
 
 
 class Reason(StrEnum):
