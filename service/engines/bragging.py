@@ -18,6 +18,7 @@ from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -434,11 +435,6 @@ def money(state: State) -> int:
 
 
 # --- whose turn, what is legal (§6) ----------------------------------------------------------
-
-
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
 
 
 def _next_dealer(state: State) -> Seat:
@@ -892,8 +888,7 @@ def check_state(state: State) -> None:
         if len(getattr(s, name)) != n:
             bad(name, f"must have one entry per seat ({n})")
     for path, seat in (("dealer", s.dealer), ("to_move", s.to_move)):
-        if seat is not None and not 0 <= seat < n:
-            bad(path, f"must be a seat 0..{n - 1}")
+        bad.seat(path, seat, n)
     if any(not 0 <= p < n for p in s.pending) or len(set(s.pending)) != len(s.pending) or list(s.pending) != sorted(s.pending):
         bad("pending", "must list distinct seats in seat order")
     bad.check()

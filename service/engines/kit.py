@@ -2,7 +2,7 @@
 
 - ``GameInfo`` (in ``base``): the one declaration of a game, ``GAME``; ``GAME.rule("6.6")`` cites
   a section of its rules.
-- ``status``: the envelope status of a state from its phase.
+- ``status``: the envelope status of a state from its phase; ``players``: its seat count.
 - ``view_head``: the fields every view starts with (game, seat, seq, rules version).
 - ``refuse_early``: the first step of the §8 order after ``game_over``, the parse problems the
   edge found that come before any state check.
@@ -20,7 +20,7 @@ from typing import Protocol, Self, TypeVar
 
 from .base import BadMove, Event, GameInfo, IllegalMove, InvalidState
 
-__all__ = ["Problems", "applier", "refuse_early", "status", "stepper", "view_head"]
+__all__ = ["Problems", "applier", "players", "refuse_early", "status", "stepper", "view_head"]
 
 _STATUS = {"deal_over": "deal_over", "game_over": "finished"}
 
@@ -39,6 +39,16 @@ class _Sequenced(Protocol):
 
 S = TypeVar("S", bound=_Sequenced)
 M = TypeVar("M")
+
+
+class _Seated(Protocol):
+    @property
+    def players(self) -> int: ...
+
+
+def players(state: _Seated) -> int:
+    """Number of seats (a game for several player counts keeps it in ``state.players``)."""
+    return state.players
 
 
 def status(state: _Phased) -> str:
@@ -76,6 +86,11 @@ class Problems:
 
     def __contains__(self, path: str) -> bool:
         return path in self.errors
+
+    def seat(self, path: str, seat: int | None, players: int) -> None:
+        """A seat field must be 0..players-1 (or ``None`` where the field may be null)."""
+        if seat is not None and not 0 <= seat < players:
+            self(path, f"must be a seat 0..{players - 1}")
 
     def check(self) -> None:
         """Raise InvalidState if any problem was found."""

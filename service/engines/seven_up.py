@@ -20,6 +20,7 @@ from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, may_follow, of_suit, strength, trick_winner
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -436,11 +437,6 @@ def _winner_seats(n: int, party: int) -> list[Seat]:
 
 
 # --- whose turn, what is legal (§6) ---------------------------------------------------------------
-
-
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
 
 
 def to_move(state: State) -> frozenset[Seat]:
@@ -862,8 +858,7 @@ def check_state(state: State) -> None:
     if len(s.scores) != k:
         bad("scores", f"one score per party ({k})")
     for path, seat in (("dealer", s.dealer), ("eldest", s.eldest), ("trick_leader", s.trick_leader)):
-        if seat is not None and not 0 <= seat < n:
-            bad(path, f"must be a seat 0..{n - 1}")
+        bad.seat(path, seat, n)
     if any(not 0 <= p < n for p in s.to_move) or len(set(s.to_move)) != len(s.to_move):
         bad("to_move", f"distinct seats 0..{n - 1}")
     if any(not 0 <= t.player < n for t in s.trick):

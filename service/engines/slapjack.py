@@ -31,6 +31,7 @@ from .claims import (
     judge,
 )
 from .kit import Problems, applier, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK: Final = full_52()
@@ -236,11 +237,6 @@ def initial_events(state: State) -> list[Event]:
 
 
 # --- whose turn, what is legal (§6.7) ---------------------------------------------------------
-
-
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
 
 
 def to_move(state: State) -> frozenset[Seat]:
@@ -491,16 +487,14 @@ def check_state(state: State) -> None:
     n = s.players
     if n not in PLAYER_COUNTS:
         raise InvalidState({"players": ["must be 2 to 8"]})
-    if not 0 <= s.options.dealer < n:
-        bad("options.dealer", f"must be a seat 0..{n - 1}")
+    bad.seat("options.dealer", s.options.dealer, n)
     if len(s.stocks) != n:
         bad("stocks", f"must hold {n} stocks")
     if len(s.status) != n:
         bad("status", f"must hold {n} statuses")
     bad.check()
     for i, cc in enumerate(s.center):
-        if not 0 <= cc.player < n:
-            bad(f"center.{i}.player", f"must be a seat 0..{n - 1}")
+        bad.seat(f"center.{i}.player", cc.player, n)
     try:
         check_deck([c for stock in s.stocks for c in stock] + [cc.card for cc in s.center], PACK)
     except DeckProblem as exc:

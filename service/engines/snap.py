@@ -29,6 +29,7 @@ from .claims import (
     judge,
 )
 from .kit import Problems, applier, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK: Final = full_52()
@@ -255,11 +256,6 @@ def cards_held(state: State) -> list[int]:
 
 
 # --- whose turn, what is legal (§6.8) ---------------------------------------------------------
-
-
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
 
 
 def to_move(state: State) -> frozenset[Seat]:
@@ -555,8 +551,7 @@ def check_state(state: State) -> None:
     n = s.players
     if n not in PLAYER_COUNTS:
         raise InvalidState({"players": ["must be 2 to 8"]})
-    if not 0 <= s.options.dealer < n:
-        bad("options.dealer", f"must be a seat 0..{n - 1}")
+    bad.seat("options.dealer", s.options.dealer, n)
     for name in ("stocks", "faceups", "faceup_seq"):
         if len(getattr(s, name)) != n:
             bad(name, f"must hold {n} entries")

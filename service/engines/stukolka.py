@@ -21,6 +21,7 @@ from ..cards.tricks import beats, strength, trick_winner
 from ..cards.turns import deal_one_at_a_time
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -439,11 +440,6 @@ def derived(state: State) -> dict[str, object]:
 
 
 # --- whose turn, what is legal (§6) --------------------------------------------------------------
-
-
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
 
 
 def _next_dealer(state: State) -> Seat:

@@ -22,6 +22,7 @@ from ..cards.tricks import beats, of_suit, points, strength, winner_by
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
 
@@ -277,11 +278,6 @@ def initial_events(state: State) -> list[Event]:
 
 
 # --- whose turn, what is legal (§6) ----------------------------------------------------------
-
-
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
 
 
 def _next_dealer(state: State) -> Seat:
@@ -594,11 +590,9 @@ def check_state(state: State) -> None:
     n = s.players
     if n not in PLAYER_COUNTS:
         raise InvalidState({"players": ["must be 2, 3 or 4"]})
-    if not 0 <= s.options.dealer < n:
-        bad("options.dealer", f"must be a seat 0..{n - 1}")
+    bad.seat("options.dealer", s.options.dealer, n)
     for path, value in (("dealer", s.dealer), ("leader", s.leader), ("to_move", s.to_move)):
-        if value is not None and not 0 <= value < n:
-            bad(path, f"must be a seat 0..{n - 1}")
+        bad.seat(path, value, n)
     for path, seq in (("hands", s.hands), ("won", s.won)):
         if len(seq) != n:
             bad(path, f"must hold one list per seat ({n})")
