@@ -371,7 +371,7 @@ class Table:
                 deck = deal_deck(pack, seed)
             else:
                 deck = tuple(_SYSTEM_RANDOM.sample(pack, len(pack)))
-            if seed is None and not replay and getattr(engine, "DRAWS_SEED", False):
+            if seed is None and not replay and engine.GAME.draws_seed:
                 seed = _SYSTEM_RANDOM.randrange(MAX_SEED + 1)
             state = engine.new_game(options, players, deck, seed)
             return cls(referee, engine, codec, state, None, caller), engine.initial_events(state)
@@ -498,7 +498,7 @@ class Table:
     def _stamped(self, raw: dict[str, Any]) -> dict[str, Any]:
         """A timed move sent with a seat's own key, with ``at`` = ms since the match began (never
         before the last flip: instances' clocks may differ slightly). The client's ``at`` is ignored."""
-        classes = getattr(self.engine, "MOVE_CLASSES", {})
+        classes = self.engine.GAME.move_classes
         cls = classes.get(raw.get("type")) if isinstance(raw.get("type"), str) else None
         if cls is None or not issubclass(cls, (Flip, SingleClaim, BatchClaim)):
             return raw

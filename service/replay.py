@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .engines.base import RulesError
+from .engines.base import RulesError, uses_secret
 from .engines.moves import NextDeal
 from .fairness import deck_for_deal
 
@@ -24,7 +24,7 @@ def begin_sealed(engine: Any, options: Any, players: int, deck: Sequence[Any] | 
     (Slapjack's shuffles) gets it unless a seed fixes them."""
     if deck is None:
         deck = deck_for_deal(engine.pack(options, players), 1, secret, seed)
-    if getattr(engine, "USES_SECRET", False):  # as records.adjudicate begins it
+    if uses_secret(engine):  # the game's GAME.uses_secret (Slapjack): new_game takes the secret
         return engine.new_game(options, players, deck, seed, secret=None if seed is not None else secret)
     return engine.new_game(options, players, deck, seed)
 

@@ -289,21 +289,8 @@ def _batch_candidates(cls: type, state: Any, n_seats: int, salt: int) -> list[An
 
 
 def move_classes(engine: ModuleType) -> dict[str, type]:
-    """Move type → move dataclass, from the module's ``MOVE_CLASSES`` if it has one.
-
-    Otherwise every dataclass in the module (or ``NextDeal``) whose ``TYPE`` is in ``MOVE_TYPES``.
-    """
-    table = getattr(engine, "MOVE_CLASSES", None)
-    if table is not None:
-        return dict(table)
-    from service.engines.moves import NextDeal
-
-    found: dict[str, type] = {}
-    for value in (*vars(engine).values(), NextDeal):
-        kind = getattr(value, "TYPE", None)
-        if isinstance(value, type) and dataclasses.is_dataclass(value) and kind in engine.MOVE_TYPES:
-            found.setdefault(kind, value)
-    return found
+    """Move type → move dataclass, as the engine declares them (``GAME.move_classes``)."""
+    return dict(engine.GAME.move_classes)
 
 
 def _annotation(field: dataclasses.Field[Any]) -> str:

@@ -137,16 +137,18 @@ def test_importing_the_referee_core_loads_no_flask() -> None:
 
 
 def test_every_engine_has_a_codec_and_the_uniform_interface() -> None:
-    from service.engines import ENGINES
+    from service.engines import _SEALED, ENGINES
     from service.schemas import SCHEMAS
 
-    names = ("GAME_ID", "NAME", "RULES_VERSION", "PLAYER_COUNTS", "DEFAULT_PLAYERS", "MOVE_TYPES", "Options",
+    names = ("GAME", "GAME_ID", "NAME", "RULES_VERSION", "PLAYER_COUNTS", "DEFAULT_PLAYERS", "MOVE_TYPES", "Options",
              "State", "OPTION_INFO", "pack", "new_game", "initial_events", "to_move", "legal_moves", "step",
              "apply", "view", "scores", "outcome", "status", "check_state", "players", "visible_cards", "derived")
     assert set(ENGINES) == set(SCHEMAS)
     for game_id, engine in ENGINES.items():
         missing = [n for n in names if not hasattr(engine, n)]
         assert not missing, f"{game_id} lacks {missing}"
+        assert engine.GAME.game_id == engine.GAME_ID == game_id and engine.MOVE_TYPES == tuple(engine.GAME.move_classes)
+        assert engine.GAME.uses_secret == (engine in _SEALED), "mypy checks the secret-taking engines as SealedEngine"
         assert (ROOT / "engines" / f"{game_id}.py").exists() and (ROOT / "schemas" / f"{game_id}.py").exists()
 
 

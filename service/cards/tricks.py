@@ -1,4 +1,5 @@
-"""Trick-taking helpers shared by every trick game. Each game keeps its own obligations.
+"""Trick-taking helpers shared by every trick game: ranking, winning, and the follow obligations
+that several games share (``may_follow``); a game with its own obligations keeps them itself.
 
 ``order`` is a game's rank table, low to high, e.g. ``("J", "Q", "K", "10", "A")``; it is turned
 into a rank → strength mapping once with ``strength``.
@@ -6,11 +7,34 @@ into a rank → strength mapping once with ``strength``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Final
 
 from . import Card, Suit
 
-__all__ = ["beats", "higher", "of_suit", "points", "strength", "trick_winner"]
+__all__ = [
+    "FOLLOW_OR_TRUMP",
+    "FOLLOW_OR_TRUMP_COMPULSORY",
+    "FOLLOW_RULES",
+    "FOLLOW_SUIT",
+    "beats",
+    "higher",
+    "may_follow",
+    "of_suit",
+    "points",
+    "strength",
+    "trick_winner",
+    "winner_by",
+]
+
+# The follow rules Seven Up (§6.5) and California Jack (§6.1) offer as the option ``follow_rule``.
+FOLLOW_SUIT: Final = "follow_suit"
+"""Follow suit if you can, else play any card."""
+FOLLOW_OR_TRUMP: Final = "follow_or_trump"
+"""Holding the suit led, play it or a trump; void, play any card."""
+FOLLOW_OR_TRUMP_COMPULSORY: Final = "follow_or_trump_compulsory"
+"""As ``follow_or_trump``, but void in the suit led, trump if you can."""
+FOLLOW_RULES: Final = (FOLLOW_SUIT, FOLLOW_OR_TRUMP, FOLLOW_OR_TRUMP_COMPULSORY)
 
 
 def strength(order: Sequence[str]) -> dict[str, int]:
@@ -40,6 +64,33 @@ def trick_winner(cards: Sequence[Card], trump: Suit | None, rank: Mapping[str, i
         elif card.suit is trump:
             best, top = i, card
     return best
+
+
+def winner_by(cards: Sequence[Card], beats: Callable[[Card, Card], bool]) -> int:
+    """Index in ``cards`` (play order) of the card that wins when ``beats(challenger, best)`` says
+    whether a later card takes the trick from the card winning so far (a game's own ranking)."""
+    best = 0
+    for i in range(1, len(cards)):
+        if beats(cards[i], cards[best]):
+            best = i
+    return best
+
+
+def may_follow(hand: tuple[Card, ...], led: Suit, trump: Suit, rule: str, *, led_first: bool = False) -> tuple[Card, ...]:
+    """The cards of ``hand`` a follower may play under ``rule``, one of ``FOLLOW_RULES``, in hand
+    order (``led_first``: the led suit's cards, then the trumps)."""
+    same = of_suit(hand, led)
+    if same:
+        if rule == FOLLOW_SUIT or led is trump:
+            return same
+        if led_first:
+            return same + of_suit(hand, trump)
+        return tuple([c for c in hand if c.suit is led or c.suit is trump])
+    if rule == FOLLOW_OR_TRUMP_COMPULSORY:
+        trumps = of_suit(hand, trump)
+        if trumps:
+            return trumps
+    return hand
 
 
 def of_suit(hand: Iterable[Card], suit: Suit) -> tuple[Card, ...]:

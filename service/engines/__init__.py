@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Final
+from typing import Final
 
 from . import bragging, california_jack, russian_bank, schnapsen, seven_up, slapjack, snap, stukolka, yukon
-from .base import Engine
+from .base import Engine, SealedEngine
 
 __all__ = ["ENGINES", "UnknownGame", "find"]
 
@@ -20,12 +20,17 @@ class UnknownGame(LookupError):
         self.game_id = game_id
 
 
-ENGINES: Final[Mapping[str, Any]] = MappingProxyType({m.GAME_ID: m for m in (schnapsen, seven_up, california_jack, yukon, stukolka, bragging, slapjack, snap, russian_bank)})
+_MODULES: Final[tuple[Engine, ...]] = (schnapsen, seven_up, california_jack, yukon, stukolka, bragging, slapjack, snap, russian_bank)
+"""Typed by the protocol, so mypy checks every engine module against ``Engine``."""
+_SEALED: Final[tuple[SealedEngine, ...]] = (slapjack,)
+"""The engines whose ``GAME.uses_secret``, checked against ``SealedEngine`` (tests check the flag)."""
+
+ENGINES: Final[Mapping[str, Engine]] = MappingProxyType({m.GAME.game_id: m for m in _MODULES})
 
 
 def find(game_id: str) -> Engine:
     """The engine module for ``game_id``; raises UnknownGame."""
     try:
-        return ENGINES[game_id]  # type: ignore[no-any-return]
+        return ENGINES[game_id]
     except KeyError:
         raise UnknownGame(game_id) from None

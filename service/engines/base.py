@@ -8,8 +8,8 @@ data.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeGuard, TypeVar
 
 from ..cards import Card
 
@@ -18,14 +18,17 @@ __all__ = [
     "BadSetup",
     "Engine",
     "Event",
+    "GameInfo",
     "IllegalMove",
     "InvalidState",
     "Outcome",
     "RulesError",
+    "SealedEngine",
     "Seat",
     "event_view",
     "is_listed",
     "quick_replace",
+    "uses_secret",
 ]
 
 Seat = int
@@ -105,6 +108,46 @@ class BadMove:
     player: Seat | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What a game is, declared once per engine as its ``GAME`` (like OpenSpiel's ``GameType``).
+
+    The service reads a game's identity and optional features here, never by probing the module.
+    """
+
+    game_id: str
+    """The id in URLs and records, and the name of the engine module."""
+    name: str
+    rules_version: str
+    """``<game_id>/<n>``: which edition of ``docs/rules/<game_id>.md`` the engine referees."""
+    player_counts: tuple[int, ...]
+    default_players: int
+    move_classes: Mapping[str, type]
+    """Wire ``type`` → move dataclass, in the order the spec lists the moves."""
+    early_parse_codes: frozenset[str] = frozenset()
+    """Parse problems the game's §8 reports before any state check but ``game_over`` (see
+    ``kit.refuse_early``)."""
+    uses_secret: bool = False
+    """``new_game`` takes ``secret=``: a sealed match's secret keys the game's own shuffles."""
+    draws_seed: bool = False
+    """The game needs a seed even when the client sends none; the service draws one at creation."""
+    move_types: tuple[str, ...] = field(init=False)
+    """The keys of ``move_classes``."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "move_types", tuple(self.move_classes))
+
+    def constants(self) -> tuple[str, str, str, tuple[int, ...], int, tuple[str, ...], Mapping[str, type]]:
+        """``GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES``:
+        the fields under the module names the edge and the engine's own rules read."""
+        return (self.game_id, self.name, self.rules_version, self.player_counts, self.default_players,
+                self.move_types, self.move_classes)
+
+    def rule(self, section: str) -> str:
+        """The citation of a section of the game's rules, e.g. ``"schnapsen §6.6"``."""
+        return f"{self.game_id} §{section}"
+
+
 Event = dict[str, Any]
 """What a move caused, e.g. ``{"type": "trick_won", "player": 0, "cards": (...), "points": 21}``.
 
@@ -137,16 +180,28 @@ def is_listed(move: Any, legal: Sequence[Any]) -> bool:
 
 
 class Engine(Protocol):
-    """The uniform interface of every ``service/engines/<game_id>.py``."""
+    """The uniform interface of every ``service/engines/<game_id>.py``.
 
+    ``GAME`` declares the game; ``GAME_ID`` … ``MOVE_TYPES`` are its fields under the module names
+    the edge has always read. The registry (``engines.ENGINES``) is typed by this protocol, so mypy
+    checks every engine module against it.
+    """
+
+    @property
+    def GAME(self) -> GameInfo: ...  # read-only members (module constants) are properties here
     GAME_ID: str
     NAME: str
     RULES_VERSION: str
     PLAYER_COUNTS: tuple[int, ...]
     DEFAULT_PLAYERS: int
     MOVE_TYPES: tuple[str, ...]
-    Options: type
-    State: type
+
+    @property
+    def Options(self) -> type: ...
+
+    @property
+    def State(self) -> type: ...
+
 
     def pack(self, options: Any, players: int) -> tuple[Card, ...]: ...
     def new_game(self, options: Any, players: int, deck: Sequence[Card], seed: int | None = None) -> Any: ...
@@ -163,3 +218,16 @@ class Engine(Protocol):
     def players(self, state: Any) -> int: ...
     def visible_cards(self, state: Any, seat: Seat | None) -> frozenset[Card]: ...
     def derived(self, state: Any) -> Mapping[str, object]: ...
+
+
+class SealedEngine(Engine, Protocol):
+    """An engine whose ``GAME.uses_secret``: ``new_game`` also takes a sealed match's secret."""
+
+    def new_game(
+        self, options: Any, players: int, deck: Sequence[Card], seed: int | None = None, secret: bytes | None = None
+    ) -> Any: ...
+
+
+def uses_secret(engine: Engine) -> TypeGuard[SealedEngine]:
+    """Whether ``engine.new_game`` takes ``secret=`` (``GAME.uses_secret``)."""
+    return engine.GAME.uses_secret

@@ -16,15 +16,11 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "bragging"
-NAME: Final = "Bragging (Russian four-card brag)"
-RULES_VERSION: Final = "bragging/1"
-PLAYER_COUNTS: Final = (2, 3, 4, 5, 6, 7, 8)
-DEFAULT_PLAYERS: Final = 4
-MOVE_TYPES: Final = ("blind", "no_blind", "expose", "fold", "check", "call", "raise", "next_deal")
 
 # §2: packs, rank values, card points.
 PACKS: Final = {52: full_52(), 36: pack_of(("6", "7", "8", "9", "10", "J", "Q", "K", "A"))}
@@ -34,10 +30,6 @@ HAND_SIZE: Final = 4
 MAX_STAKE: Final = 10**9
 HOUSE_LIMIT: Final = 10**15  # §7.5: a balance or carry beyond it ends the game (amounts stay exact in JSON)
 """Largest blind amount or raise total a move may name (an implementation bound: JSON-safe sums)."""
-
-
-def _rule(section: str) -> str:
-    return f"bragging §{section}"
 
 
 class Phase(StrEnum):
@@ -51,14 +43,9 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
-# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
-_PHASE_BLIND: Final = Phase.BLIND
-_PHASE_EXPOSE: Final = Phase.EXPOSE
-_PHASE_DEALER_EXPOSE: Final = Phase.DEALER_EXPOSE
-_PHASE_BETTING: Final = Phase.BETTING
-_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
-_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+(
+    _PHASE_BLIND, _PHASE_EXPOSE, _PHASE_DEALER_EXPOSE, _PHASE_BETTING, _PHASE_DEAL_OVER, _PHASE_GAME_OVER,
+) = Phase  # the members, in order, as module constants (kit: the move path)
 
 
 class ResultKind(StrEnum):
@@ -252,7 +239,14 @@ class Raise:
 
 
 Move = Blind | NoBlind | Expose | Fold | Check | Call | Raise | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Blind, NoBlind, Expose, Fold, Check, Call, Raise, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="bragging", name="Bragging (Russian four-card brag)", rules_version="bragging/1",
+    player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=4,
+    move_classes={cls.TYPE: cls for cls in (Blind, NoBlind, Expose, Fold, Check, Call, Raise, NextDeal)},
+    # Parse problems reported right after game_over (§6 check 2; invalid_move as docs/rules/conventions.md places it).
+    early_parse_codes=frozenset({"unknown_move_type", "invalid_player", "invalid_move"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 _SEATS: Final = range(max(PLAYER_COUNTS))
 _NO_BLIND: Final = tuple(NoBlind(p) for p in _SEATS)
@@ -347,7 +341,7 @@ def pack(options: Options, players: int = DEFAULT_PLAYERS) -> tuple[Card, ...]:
 
 def _check_options(options: Options, players: int) -> None:
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Bragging is for 2 to 8 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Bragging is for 2 to 8 players, not {players}.", GAME.rule("2"))
     problems = []
     if not 0 <= options.dealer < players:
         problems.append(f"option dealer: must be a seat 0..{players - 1}")
@@ -364,14 +358,14 @@ def _check_options(options: Options, players: int) -> None:
     if options.hands is not None and options.hands < 1:
         problems.append("option hands: must be null or a positive integer")
     if problems:
-        raise BadSetup("invalid_option", problems[0], _rule("3"))
+        raise BadSetup("invalid_option", problems[0], GAME.rule("3"))
 
 
 def _check_deck(deck: Sequence[Card], options: Options, code_cls: type[BadSetup | IllegalMove]) -> None:
     try:
         check_deck(deck, pack(options))
     except DeckProblem as exc:
-        raise code_cls("invalid_deck", str(exc), _rule("4")) from None
+        raise code_cls("invalid_deck", str(exc), GAME.rule("4")) from None
 
 
 def _start_hand(
@@ -443,11 +437,6 @@ def money(state: State) -> int:
 # --- whose turn, what is legal (§6) ----------------------------------------------------------
 
 
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
-
-
 def _next_dealer(state: State) -> Seat:
     return (state.dealer + 1) % state.players
 
@@ -488,32 +477,29 @@ def legal_moves(state: State) -> list[Move]:
 
 # --- checking (§6, §8 order) -----------------------------------------------------------------
 
-# Parse problems reported right after game_over (§6 check 2; invalid_move as docs/rules/conventions.md places it).
-_EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_player", "invalid_move"})
-
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §6/§8 code that applies; return if the move is legal."""
     phase = state.phase
     if phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7.5"))
-    if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("7.5"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if move_type not in _PHASE_MOVES[phase]:
-        raise IllegalMove("wrong_phase", f"{move_type} is not allowed in the {phase.value} phase.", _rule("6"))
+        raise IllegalMove("wrong_phase", f"{move_type} is not allowed in the {phase.value} phase.", GAME.rule("6"))
     mover = _next_dealer(state) if phase is _PHASE_DEAL_OVER else state.to_move
     if move.player != mover:
-        raise IllegalMove("not_your_turn", f"It is seat {mover}'s turn, not seat {move.player}'s.", _rule("6"))
+        raise IllegalMove("not_your_turn", f"It is seat {mover}'s turn, not seat {move.player}'s.", GAME.rule("6"))
     match move:
         case BadMove():
-            raise IllegalMove(move.code, move.detail, _rule("8"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case Blind():
             _check_amount(move.amount, "amount")
             highest = max(state.blinds)
             if move.amount <= highest:  # type: ignore[operator]
                 raise IllegalMove(
-                    "blind_too_small", f"A blind must exceed the highest blind so far ({highest}).", _rule("6.1")
+                    "blind_too_small", f"A blind must exceed the highest blind so far ({highest}).", GAME.rule("6.1")
                 )
         case NoBlind() | Fold():
             return
@@ -522,20 +508,20 @@ def _check(state: State, move: Move | BadMove) -> None:
         case Check():
             if state.contrib[move.player] != state.current_bet:
                 due = state.current_bet - state.contrib[move.player]
-                raise IllegalMove("cannot_check", f"Seat {move.player} faces a bet: call {due}, raise or fold.", _rule("6.4"))
+                raise IllegalMove("cannot_check", f"Seat {move.player} faces a bet: call {due}, raise or fold.", GAME.rule("6.4"))
         case Call():
             if move.amount is not None and move.amount < 1:
-                raise IllegalMove("invalid_amount", "amount must be a positive integer.", _rule("6.4"))
+                raise IllegalMove("invalid_amount", "amount must be a positive integer.", GAME.rule("6.4"))
             due = state.current_bet - state.contrib[move.player]
             if due <= 0:
-                raise IllegalMove("nothing_to_call", "There is no bet to match; check, raise or fold.", _rule("6.4"))
+                raise IllegalMove("nothing_to_call", "There is no bet to match; check, raise or fold.", GAME.rule("6.4"))
             if move.amount is not None and move.amount != due:
-                raise IllegalMove("invalid_amount", f"The call costs {due}, not {move.amount}.", _rule("6.4"))
+                raise IllegalMove("invalid_amount", f"The call costs {due}, not {move.amount}.", GAME.rule("6.4"))
         case Raise():
             _check_amount(move.to, "to")
             least = state.current_bet + state.options.min_raise
             if move.to < least:  # type: ignore[operator]
-                raise IllegalMove("raise_too_small", f"A raise must bring the bet to at least {least}.", _rule("6.4"))
+                raise IllegalMove("raise_too_small", f"A raise must bring the bet to at least {least}.", GAME.rule("6.4"))
         case NextDeal():
             if move.deck is not None:
                 _check_deck(move.deck, state.options, IllegalMove)
@@ -545,7 +531,7 @@ def _check(state: State, move: Move | BadMove) -> None:
 
 def _check_amount(value: int | None, name: str) -> None:
     if value is None or value < 1 or value > MAX_STAKE:
-        raise IllegalMove("invalid_amount", f"{name} must be a positive integer (at most {MAX_STAKE}).", _rule("8"))
+        raise IllegalMove("invalid_amount", f"{name} must be a positive integer (at most {MAX_STAKE}).", GAME.rule("8"))
 
 
 def _check_expose(state: State, move: Expose) -> None:
@@ -553,35 +539,21 @@ def _check_expose(state: State, move: Expose) -> None:
     the_pack = pack(state.options)
     for c in cards:
         if c not in the_pack:
-            raise IllegalMove("invalid_card", f"{c} is not a card of the {len(the_pack)}-card pack.", _rule("2"))
+            raise IllegalMove("invalid_card", f"{c} is not a card of the {len(the_pack)}-card pack.", GAME.rule("2"))
     if len(set(cards)) != len(cards):
-        raise IllegalMove("duplicate_card", "A card is listed twice.", _rule("6.2"))
+        raise IllegalMove("duplicate_card", "A card is listed twice.", GAME.rule("6.2"))
     if state.phase is _PHASE_DEALER_EXPOSE:
         if len(cards) != 2:
-            raise IllegalMove("wrong_number_of_cards", "The dealer turns up exactly two cards.", _rule("6.3"))
+            raise IllegalMove("wrong_number_of_cards", "The dealer turns up exactly two cards.", GAME.rule("6.3"))
     elif len(cards) > 2:
-        raise IllegalMove("wrong_number_of_cards", "At most two cards may be turned up.", _rule("6.2"))
+        raise IllegalMove("wrong_number_of_cards", "At most two cards may be turned up.", GAME.rule("6.2"))
     hidden = state.hidden[move.player]
     for c in cards:
         if c not in hidden:
-            raise IllegalMove("card_not_in_hand", f"{c} is not one of seat {move.player}'s hidden cards.", _rule("6.2"))
+            raise IllegalMove("card_not_in_hand", f"{c} is not one of seat {move.player}'s hidden cards.", GAME.rule("6.2"))
 
 
 # --- applying --------------------------------------------------------------------------------
-
-
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged)."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """The state after ``move`` and the events it caused. Raises IllegalMove."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state._replace(seq=state.seq + 1), move, events)
-    return new, events
 
 
 def _set(values: tuple, seat: Seat, value: object) -> tuple:  # type: ignore[type-arg]
@@ -640,6 +612,11 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return new
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _pay(state: State, p: Seat, amount: int) -> State:
@@ -839,13 +816,6 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(frozenset(s for s, b in enumerate(state.balances) if b == top), "hands_played" if _hand_limit_met(state) else "house_limit")
 
 
-def status(state: State) -> str:
-    """Envelope status: in_progress, deal_over or finished."""
-    if state.phase is _PHASE_DEAL_OVER:
-        return "deal_over"
-    return "finished" if state.phase is _PHASE_GAME_OVER else "in_progress"
-
-
 def derived(state: State) -> dict[str, object]:
     """Derived values responses add to a full state; ignored on input."""
     return {"eldest": eldest(state), "order": order(state.players, state.dealer)}
@@ -859,10 +829,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5 what ``seat`` may see (``None``: the public view): face-down cards only the owner's."""
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "players": state.players,
         "hand_number": state.hand_number,
@@ -909,28 +876,22 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     try:
         _check_options(s.options, n)
     except BadSetup as exc:
         bad("options" if exc.code == "invalid_option" else "players", exc.detail)
-        raise InvalidState(errors) from None
+        raise InvalidState(bad.errors) from None
     for name in ("blinds", "hidden", "up", "exposed_count", "folded", "contrib", "balances"):
         if len(getattr(s, name)) != n:
             bad(name, f"must have one entry per seat ({n})")
     for path, seat in (("dealer", s.dealer), ("to_move", s.to_move)):
-        if seat is not None and not 0 <= seat < n:
-            bad(path, f"must be a seat 0..{n - 1}")
+        bad.seat(path, seat, n)
     if any(not 0 <= p < n for p in s.pending) or len(set(s.pending)) != len(s.pending) or list(s.pending) != sorted(s.pending):
         bad("pending", "must list distinct seats in seat order")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     places = [c for h in s.hidden for c in h] + [c for u in s.up for c in u] + list(s.deck) + list(s.dead)
     try:
         check_deck(places, pack(s.options))
@@ -944,11 +905,9 @@ def check_state(state: State) -> None:
         bad("balances", "sum(balances) + pot + carry must be 0: money is neither created nor lost")
     if any(b < 0 for b in s.blinds) or any(c < 0 for c in s.contrib) or s.pot < 0 or s.carry < 0:
         bad("pot", "stakes, pot and carry are never negative")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     _check_phase(s, bad)
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:

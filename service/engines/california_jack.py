@@ -2,9 +2,9 @@
 
 The contract is ``docs/rules/california_jack.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State`` (a ``NamedTuple``: cheap ``_replace`` copies); decks arrive as
-data. Trick resolution and suit helpers come from ``cards/tricks.py``, the High/Low/Jack/Game count
-from ``cards/all_fours.py``; what is California Jack's own (the changing trump, the draws and who
-sees them, the follow rules with the current trump) stays here.
+data. Trick resolution, suit helpers and the three follow rules (``may_follow``, with the current
+trump) come from ``cards/tricks.py``, the High/Low/Jack/Game count from ``cards/all_fours.py``; what
+is California Jack's own (the changing trump, the draws and who sees them) stays here.
 """
 
 from __future__ import annotations
@@ -17,17 +17,12 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
-from ..cards.tricks import beats, of_suit, strength
+from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, beats, may_follow, of_suit, strength
 from ..cards.turns import draw_in_turn
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "california_jack"
-NAME: Final = "California Jack"
-RULES_VERSION: Final = "california_jack/1"
-PLAYER_COUNTS: Final = (2,)
-DEFAULT_PLAYERS: Final = 2
-MOVE_TYPES: Final = ("play", "next_deal")
 
 PACK: Final = full_52()
 RANK: Final = strength(RANKS)  # §2: 2 low … A high
@@ -40,15 +35,7 @@ DRAWING_TRICKS: Final = STOCK_SIZE // 2  # tricks 1..20 are followed by draws
 CHANGING: Final = "changing"
 FIXED: Final = "fixed"
 TRUMP_MODES: Final = (CHANGING, FIXED)
-FOLLOW_SUIT: Final = "follow_suit"
-FOLLOW_OR_TRUMP: Final = "follow_or_trump"
-FOLLOW_OR_TRUMP_COMPULSORY: Final = "follow_or_trump_compulsory"
-FOLLOW_RULES: Final = (FOLLOW_SUIT, FOLLOW_OR_TRUMP, FOLLOW_OR_TRUMP_COMPULSORY)
 MAX_TARGET: Final = 1000
-
-
-def _rule(section: str) -> str:
-    return f"california_jack §{section}"
 
 
 class Phase(StrEnum):
@@ -59,12 +46,7 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
-# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
-_PHASE_PLAY: Final = Phase.PLAY
-_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
-_PHASE_GAME_OVER: Final = Phase.GAME_OVER
-_STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
+_PHASE_PLAY, _PHASE_DEAL_OVER, _PHASE_GAME_OVER = Phase  # the members, in order, as module constants (kit: the move path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,7 +174,14 @@ class Play:
 
 
 Move = Play | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Play, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="california_jack", name="California Jack", rules_version="california_jack/1",
+    player_counts=(2,), default_players=2,
+    move_classes={cls.TYPE: cls for cls in (Play, NextDeal)},
+    # Parse problems that §8 puts before wrong_phase and not_your_turn.
+    early_parse_codes=frozenset({"invalid_move", "unknown_move_type", "invalid_player"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 _PLAY: Final = {(p, c): Play(p, c) for p in (0, 1) for c in PACK}
 _NEXT_DEAL: Final = (NextDeal(0, pack=PACK), NextDeal(1, pack=PACK))
@@ -224,7 +213,7 @@ def _check_options(options: Options) -> None:
     if len(scores) != 2 or not all(0 <= x < options.target for x in scores):
         problems.append("start_scores must be two scores, each 0 <= x < target")
     if problems:
-        raise BadSetup("invalid_option", "option " + problems[0], _rule("3"))
+        raise BadSetup("invalid_option", "option " + problems[0], GAME.rule("3"))
 
 
 def _deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat) -> dict[str, object]:
@@ -232,7 +221,7 @@ def _deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat) -
     try:
         check_deck(deck, PACK)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
     nd = 1 - dealer
     nd_hand = tuple(deck[0:3]) + tuple(deck[6:9])
     d_hand = tuple(deck[3:6]) + tuple(deck[9:12])
@@ -255,7 +244,7 @@ def _deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat) -
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first hand of a match from ``deck`` (top card first). Raises BadSetup."""
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"California Jack is for exactly 2 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"California Jack is for exactly 2 players, not {players}.", GAME.rule("2"))
     _check_options(options)
     fields = _deal({}, deck, options.dealer)
     return State(
@@ -298,20 +287,6 @@ def to_move(state: State) -> frozenset[Seat]:
     return frozenset(state.to_move)
 
 
-def _allowed(hand: tuple[Card, ...], led: Suit, trump: Suit, rule: str) -> tuple[Card, ...]:
-    """§6.1 follow rules with the current trick's trump: the cards the follower may play."""
-    same = of_suit(hand, led)
-    if same:
-        if rule == FOLLOW_SUIT or led is trump:
-            return same
-        return same + of_suit(hand, trump)
-    if rule == FOLLOW_OR_TRUMP_COMPULSORY:
-        trumps = of_suit(hand, trump)
-        if trumps:
-            return trumps
-    return hand
-
-
 def legal_moves(state: State) -> list[Move]:
     """One ``play`` per legal card of the seat to move, or the ``next_deal`` template."""
     if state.phase is not _PHASE_PLAY:
@@ -321,39 +296,36 @@ def legal_moves(state: State) -> list[Move]:
     p = state.to_move[0]
     hand = state.hands[p]
     if state.trick:
-        hand = _allowed(hand, state.trick[0].card.suit, state.trump, state.options.follow_rule)
+        hand = may_follow(hand, state.trick[0].card.suit, state.trump, state.options.follow_rule, led_first=True)
     return [_PLAY[p, c] for c in hand]
 
 
 # --- checking (§8 order) --------------------------------------------------------------------
 
-# Parse problems that §8 puts before wrong_phase and not_your_turn.
-_EARLY_PARSE_CODES: Final = frozenset({"invalid_move", "unknown_move_type", "invalid_player"})
-
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("6.3"))
-    if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("6.3"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if state.phase is _PHASE_DEAL_OVER and move_type != "next_deal":
-        raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", _rule("6.2"))
+        raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", GAME.rule("6.2"))
     if state.phase is _PHASE_PLAY and move_type == "next_deal":
-        raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", _rule("6.2"))
+        raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", GAME.rule("6.2"))
     if move.player not in state.to_move:
-        raise IllegalMove("not_your_turn", f"It is seat {state.to_move[0]}'s turn, not seat {move.player}'s.", _rule("6"))
+        raise IllegalMove("not_your_turn", f"It is seat {state.to_move[0]}'s turn, not seat {move.player}'s.", GAME.rule("6"))
     match move:
         case BadMove():  # invalid_card, invalid_deck
-            raise IllegalMove(move.code, move.detail, _rule("8"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case NextDeal():
             if move.deck is None:
-                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.2"))
+                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", GAME.rule("6.2"))
             try:
                 check_deck(move.deck, PACK)
             except DeckProblem as exc:
-                raise IllegalMove("invalid_deck", str(exc), _rule("6.2")) from None
+                raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.2")) from None
         case Play():
             _check_play(state, move)
         case _:
@@ -364,38 +336,24 @@ def _check_play(state: State, move: Play) -> None:
     p, c = move.player, move.card
     hand = state.hands[p]
     if c not in hand:
-        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", _rule("6.1"))
+        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", GAME.rule("6.1"))
     if not state.trick:
         return
     led, trump, rule = state.trick[0].card.suit, state.trump, state.options.follow_rule
-    if c in _allowed(hand, led, trump, rule):  # the one statement of the follow rules
+    if c in may_follow(hand, led, trump, rule):  # §6.1 follow rules: the one statement of them
         return
     same = of_suit(hand, led)
     if same:
         also = "" if rule == FOLLOW_SUIT or led is trump else f" or a trump ({trump.value})"
         raise IllegalMove(
-            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(same)}; play {led.value}{also}.", _rule("6.1")
+            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(same)}; play {led.value}{also}.", GAME.rule("6.1")
         )
     raise IllegalMove(
-        "must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", _rule("6.1")
+        "must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", GAME.rule("6.1")
     )
 
 
 # --- transitions ----------------------------------------------------------------------------
-
-
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
 
 
 def _next(state: State, move: Move, events: list[Event]) -> State:
@@ -416,6 +374,11 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return new
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _public_draws(options: Options, trick_number: int) -> tuple[bool, bool]:
@@ -524,11 +487,6 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(frozenset((state.winner,)), "target_reached")
 
 
-def status(state: State) -> str:
-    """Envelope status: in_progress, deal_over or finished."""
-    return _STATUS[state.phase]
-
-
 def stock_top(state: State) -> Card | None:
     """§4: the top card of the stock if both seats may see it, else None."""
     if not state.stock:
@@ -572,10 +530,7 @@ def _draw_view(d: Draw, seat: Seat | None) -> dict[str, object]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5 what ``seat`` may see (``None``: the public view, no hand at all)."""
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "phase": state.phase,
         "deal_number": state.deal_number,
@@ -628,11 +583,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     try:
         _check_options(s.options)
@@ -649,12 +600,11 @@ def check_state(state: State) -> None:
         check_deck(places, PACK)
     except DeckProblem as exc:
         bad("hands", "cards in hands, stock, trick and tricks must be the pack: " + str(exc).split(": ", 1)[-1])
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     n = len(s.tricks)
     if n > TRICKS_PER_HAND:
         bad("tricks", f"at most {TRICKS_PER_HAND} tricks in a hand")
-        raise InvalidState(errors)
+        raise InvalidState(bad.errors)
     _check_tricks(s, bad)
     _check_draws(s, bad)
     target = s.options.target
@@ -681,8 +631,7 @@ def check_state(state: State) -> None:
                 bad("to_move", "must be empty in game_over")
     if s.last_hand is not None and s.last_hand.deal_number > s.deal_number:
         bad("last_hand.deal_number", "cannot be a later hand")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_tricks(s: State, bad: Callable[[str, str], None]) -> None:

@@ -12,21 +12,26 @@ Moves. ``Flip`` is the same move in both games. A single claim (Slapjack's ``sla
 ``ClaimWindow`` (not part of the move's value on the wire): the listed claim is a template that a
 client completes with ``at`` (docs/rules/conventions.md "Templates"), and a batch fills the template of its
 first claimant. So "listed" means exactly "accepted", timestamps included.
+
+Checks. ``ClaimChecks`` is the §6.1/§6.2 (Snap: §6.3) order of refusals both games share, worded and
+cited by each game: the parse problems, whose turn a flip is, a flip's ``at``, and a batch of
+claims (seats, stamps, duplicates, seats that are out, stale stamps).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, NamedTuple
+from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar
 
 from ..cards import Card
-from .base import IllegalMove, Seat
+from .base import BadMove, GameInfo, IllegalMove, Seat
 
 __all__ = [
     "MAX_AT",
     "BatchClaim",
     "Claim",
+    "ClaimChecks",
     "ClaimWindow",
     "Flip",
     "SingleClaim",
@@ -206,3 +211,101 @@ def first_seat_after(start: Seat, players: int, ok: Callable[[Seat], bool]) -> S
         if ok(s):
             return s
     return None
+
+
+class _Table(Protocol):
+    """What the claim checks read of a Slapjack or Snap state."""
+
+    @property
+    def players(self) -> int: ...
+
+    @property
+    def to_move(self) -> Seat | None: ...
+
+    @property
+    def last_flip_at(self) -> int | None: ...
+
+    @property
+    def phase(self) -> str: ...
+
+
+T = TypeVar("T", bound=_Table)
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimChecks(Generic[T]):
+    """The checks of a flip and of a claim move that both claim games make, in their order.
+
+    ``claim_section`` cites the claims' section (Slapjack §6.2, Snap §6.3; flips are §6.1 in both);
+    ``claim_types`` names the single and the batch move; ``noun`` is what a claim is called in
+    messages ("claim", "call"); ``nobody_flips`` says why no seat flips; ``in_game`` and
+    ``out_detail`` (with ``{p}``) tell a seat that is out of the game; ``before_stale`` is a game's
+    own check just before the stale-claim check (Slapjack: a centre pile to slap); ``game_over`` is
+    the game's final phase (§7).
+    """
+
+    game: GameInfo
+    game_over: str
+    claim_section: str
+    claim_types: tuple[str, str]
+    noun: str
+    nobody_flips: str
+    in_game: Callable[[T, Seat], bool]
+    out_detail: str
+    before_stale: Callable[[T], None] | None = None
+    flip_rule: str = field(init=False)
+    """The citation of the flips' section, §6.1 (made once: flips are the move path)."""
+    claim_rule: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "flip_rule", self.game.rule("6.1"))
+        object.__setattr__(self, "claim_rule", self.game.rule(self.claim_section))
+
+    def check(self, state: T, move: object) -> None:
+        """Raise IllegalMove with the first code of the game's §6.1 and claim section that applies
+        to ``move``; return if the move is legal (a game's ``_check``)."""
+        if state.phase is self.game_over:
+            raise IllegalMove("game_over", "The game is over; no move is accepted.", self.game.rule("7"))
+        if isinstance(move, Flip):
+            self.check_flip_turn(state, move.player)
+            check_flip_at(move.at, state.last_flip_at, self.flip_rule)
+            return
+        if isinstance(move, BadMove):
+            if move.code in self.game.early_parse_codes or move.type != "flip" or move.player is None:
+                raise IllegalMove(move.code, move.detail, self.claim_rule if move.type in self.claim_types else self.flip_rule)
+            self.check_flip_turn(state, move.player)  # a flip's bad `at` comes after player_out, not_your_turn
+            raise IllegalMove(move.code, move.detail, self.flip_rule)
+        self.check_claims(state, claims_of(move), isinstance(move, BatchClaim))
+
+    def check_flip_turn(self, state: T, p: Seat) -> None:
+        """§6.1: a seat of the game, not out, whose turn it is to flip."""
+        if not 0 <= p < state.players:
+            raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", self.flip_rule)
+        if not self.in_game(state, p):
+            raise IllegalMove("player_out", self.out_detail.format(p=p), self.flip_rule)
+        if p != state.to_move:
+            who = self.nobody_flips if state.to_move is None else f"seat {state.to_move} flips next"
+            raise IllegalMove("not_your_turn", f"Seat {p} may not flip: {who}.", self.flip_rule)
+
+    def check_claims(self, state: T, claims: Sequence[Claim], batch: bool) -> None:
+        """The checks of claims already in engine form (the edge checked their shape)."""
+        rule, noun = self.claim_rule, self.noun
+        if batch and not claims:
+            raise IllegalMove("no_claims", f"{self.claim_types[1]} needs a non-empty claims list.", rule)
+        seen: set[Seat] = set()
+        for c in claims:
+            if not 0 <= c.player < state.players:
+                raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", rule)
+            if not valid_at(c.at):
+                raise IllegalMove("bad_timestamp", f"Every {noun} needs at: an integer number of milliseconds >= 0.", rule)
+            if c.player in seen:
+                raise IllegalMove("duplicate_claim", f"Seat {c.player} {noun}s twice in one move.", rule)
+            seen.add(c.player)
+        for c in claims:
+            if not self.in_game(state, c.player):
+                raise IllegalMove("player_out", self.out_detail.format(p=c.player), rule)
+        if self.before_stale is not None:
+            self.before_stale(state)
+        last = state.last_flip_at
+        if last is not None and all(c.at < last for c in claims):
+            raise IllegalMove("stale_claim", f"Every {noun} is stamped before the last flip at {last}.", rule)

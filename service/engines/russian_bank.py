@@ -20,14 +20,9 @@ from typing import ClassVar, Final, NamedTuple
 
 from ..cards import RANKS, Card, Suit
 from ..cards.packs import DeckProblem, check_deck, pack_of
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-
-GAME_ID: Final = "russian_bank"
-NAME: Final = "Russian Bank"
-RULES_VERSION: Final = "russian_bank/1"
-PLAYER_COUNTS: Final = (2,)
-DEFAULT_PLAYERS: Final = 2
-MOVE_TYPES: Final = ("move", "flip", "discard", "pass")
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
+from .kit import Problems, applier, stepper, view_head
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK_A: Final = pack_of(RANKS, deck="a")
 PACK_B: Final = pack_of(RANKS, deck="b")
@@ -37,10 +32,6 @@ TABLEAU_PER_SEAT: Final = 4
 PILES: Final = 8
 WIN_BASE: Final = 30  # §7.1 pagat scoring
 IDLE_LIMIT: Final = 2  # §6.5
-
-
-def _rule(section: str) -> str:
-    return f"russian_bank §{section}"
 
 
 # --- §2 card values, precomputed per card (cards are interned, so dict lookups are cheap) -------
@@ -132,10 +123,7 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
-# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
-_PHASE_PLAY: Final = Phase.PLAY
-_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+_PHASE_PLAY, _PHASE_GAME_OVER = Phase  # the members, in order, as module constants (kit: the move path)
 
 
 class Reason(StrEnum):
@@ -224,7 +212,12 @@ class Pass:
 
 
 Move = MoveCard | Flip | Discard | Pass
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (MoveCard, Flip, Discard, Pass)}
+GAME: Final = GameInfo(
+    game_id="russian_bank", name="Russian Bank", rules_version="russian_bank/1",
+    player_counts=(2,), default_players=2,
+    move_classes={cls.TYPE: cls for cls in (MoveCard, Flip, Discard, Pass)},
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 _FLIP: Final = (Flip(0), Flip(1))
 _DISCARD: Final = (Discard(0), Discard(1))
@@ -278,11 +271,11 @@ def _first_player(option: str, stocks: tuple[Card, Card], tableau: Sequence[tupl
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """§4: lay out both packs from ``deck`` (the ``/a`` cards are seat 0's pack, in order)."""
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Russian Bank is for exactly 2 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Russian Bank is for exactly 2 players, not {players}.", GAME.rule("2"))
     try:
         check_deck(deck, PACK)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4.1")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4.1")) from None
     seat0, tab0 = _layout([c for c in deck if c.deck == "a"])
     seat1, tab1 = _layout([c for c in deck if c.deck == "b"])
     tableau = tab0 + tab1
@@ -457,28 +450,28 @@ def legal_moves(state: State) -> list[Move]:
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7"))
+        raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("7"))
     if isinstance(move, BadMove):  # every parse-level code comes before not_your_turn in §8
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove(move.code, move.detail, GAME.rule("8"))
     p = move.player
     if p != state.to_move:
-        raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {p}'s.", _rule("6"))
+        raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {p}'s.", GAME.rule("6"))
     me = state.players[p]
     if isinstance(move, MoveCard):
         _check_card_move(state, move)
     elif isinstance(move, Flip):
         if me.hand_card is not None:
-            raise IllegalMove("hand_card_up", f"{me.hand_card} is already face up; play or discard it.", _rule("6.3"))
+            raise IllegalMove("hand_card_up", f"{me.hand_card} is already face up; play or discard it.", GAME.rule("6.3"))
         if not me.hand and not me.waste:
-            raise IllegalMove("nothing_to_flip", f"Seat {p}'s hand and waste are empty; pass instead.", _rule("6.3"))
+            raise IllegalMove("nothing_to_flip", f"Seat {p}'s hand and waste are empty; pass instead.", GAME.rule("6.3"))
     elif isinstance(move, Discard):
         if me.hand_card is None:
-            raise IllegalMove("no_hand_card", "No hand card is face up to discard.", _rule("6.4"))
+            raise IllegalMove("no_hand_card", "No hand card is face up to discard.", GAME.rule("6.4"))
     elif isinstance(move, Pass):
         if me.hand_card is not None or me.hand or me.waste:
-            raise IllegalMove("cannot_pass", "Pass only when no card can be turned: hand and waste empty, no hand card up.", _rule("6.5"))
+            raise IllegalMove("cannot_pass", "Pass only when no card can be turned: hand and waste empty, no hand card up.", GAME.rule("6.5"))
     else:  # pragma: no cover - the parser builds only the classes above
-        raise IllegalMove("unknown_move_type", f"{move!r} is not a Russian Bank move.", _rule("6"))
+        raise IllegalMove("unknown_move_type", f"{move!r} is not a Russian Bank move.", GAME.rule("6"))
     if state.options.priority == "enforced":
         _check_priority(state, move)
 
@@ -500,34 +493,34 @@ def _check_card_move(state: State, move: MoveCard) -> None:
     s = _SRC_INDEX.get(move.source)
     if s is None or (s == _S_WASTE and not state.options.waste_top_available):
         why = "one's own waste top is free only with waste_top_available" if s == _S_WASTE else "no such source"
-        raise IllegalMove("invalid_source", f"from {move.source!r}: {why}.", _rule("6.1"))
+        raise IllegalMove("invalid_source", f"from {move.source!r}: {why}.", GAME.rule("6.1"))
     t = _TGT_INDEX.get(move.target)
     if t is None:
-        raise IllegalMove("invalid_target", f"to {move.target!r}: no such target.", _rule("6.2"))
+        raise IllegalMove("invalid_target", f"to {move.target!r}: no such target.", GAME.rule("6.2"))
     top = _source_card(state, p, s)
     if top is None:
-        raise IllegalMove("source_empty", f"{move.source} holds no free card.", _rule("6.1"))
+        raise IllegalMove("source_empty", f"{move.source} holds no free card.", GAME.rule("6.1"))
     if top != c:
-        raise IllegalMove("card_mismatch", f"The free card at {move.source} is {top}, not {c}.", _rule("6.2"))
+        raise IllegalMove("card_mismatch", f"The free card at {move.source} is {top}, not {c}.", GAME.rule("6.2"))
     if s >= _S_TAB and _T_TAB <= t < _T_OSTOCK and s - _S_TAB == t - _T_TAB:
-        raise IllegalMove("same_pile", f"{c} is already on {move.target}.", _rule("6.2"))
+        raise IllegalMove("same_pile", f"{c} is already on {move.target}.", GAME.rule("6.2"))
     if t == _T_FOUND:
         wants, empty = _foundation_wants(state)
         if _foundation_index(c, wants, empty) is None:
-            raise IllegalMove("foundation_mismatch", f"{c} fits no foundation.", _rule("2"))
+            raise IllegalMove("foundation_mismatch", f"{c} fits no foundation.", GAME.rule("2"))
     elif t < _T_OSTOCK:
         pile = state.tableau[t - _T_TAB]
         if not fits_tableau(c, pile[-1] if pile else None):
-            raise IllegalMove("tableau_mismatch", f"{c} is not one rank below {pile[-1]} in the other colour.", _rule("2"))
+            raise IllegalMove("tableau_mismatch", f"{c} is not one rank below {pile[-1]} in the other colour.", GAME.rule("2"))
     else:
         opp = state.players[1 - p]
         if t == _T_OWASTE and not _may_load_waste(state, p):
-            raise IllegalMove("waste_loading_not_allowed", "Only the second player may load the opponent's waste.", _rule("3"))
+            raise IllegalMove("waste_loading_not_allowed", "Only the second player may load the opponent's waste.", GAME.rule("3"))
         pile = opp.stock if t == _T_OSTOCK else opp.waste
         if not pile:
-            raise IllegalMove("target_empty", f"The opponent's {'stock' if t == _T_OSTOCK else 'waste'} is empty.", _rule("9"))
+            raise IllegalMove("target_empty", f"The opponent's {'stock' if t == _T_OSTOCK else 'waste'} is empty.", GAME.rule("9"))
         if not fits_load(c, pile[-1]):
-            raise IllegalMove("load_mismatch", f"{c} is not of the suit of {pile[-1]} and one rank apart.", _rule("2"))
+            raise IllegalMove("load_mismatch", f"{c} is not of the suit of {pile[-1]} and one rank apart.", GAME.rule("2"))
 
 
 def _check_priority(state: State, move: Move) -> None:
@@ -537,24 +530,16 @@ def _check_priority(state: State, move: Move) -> None:
     if only is not None:
         if move not in only:
             names = ", ".join(f"{m.card} {m.source}->foundation" for m in only)
-            raise IllegalMove("priority_violation", f"A foundation move comes first: {names}.", _rule("6.6"))
+            raise IllegalMove("priority_violation", f"A foundation move comes first: {names}.", GAME.rule("6.6"))
     elif no_end and not isinstance(move, MoveCard):
-        raise IllegalMove("priority_violation", "Fill the empty tableau pile before turning or ending the turn.", _rule("6.6"))
+        raise IllegalMove("priority_violation", "Fill the empty tableau pile before turning or ending the turn.", GAME.rule("6.6"))
 
 
 # --- transitions ----------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
+def _next(state: State, move: Move, events: list[Event]) -> State:
+    """The checked move played (§6)."""
     if isinstance(move, MoveCard):
         new = _move_card(state, move, events)
     elif isinstance(move, Flip):
@@ -563,7 +548,12 @@ def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
         new = _discard(state, move.player, events)
     else:
         new = _pass(state, move.player, events)
-    return new._replace(seq=state.seq + 1), events
+    return new
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _with_seat(pair: tuple[PlayerPiles, PlayerPiles], seat: Seat, value: PlayerPiles) -> tuple[PlayerPiles, PlayerPiles]:
@@ -689,10 +679,6 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(frozenset() if r.winner is None else frozenset((r.winner,)), r.reason.value)
 
 
-def status(state: State) -> str:
-    return "finished" if state.phase is _PHASE_GAME_OVER else "in_progress"
-
-
 def derived(state: State) -> dict[str, object]:
     """No derived values: every field of §5.1 is stored."""
     return {}
@@ -711,10 +697,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5.2 what ``seat`` may see: everything but the face-down stock and hand cards."""
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "phase": state.phase,
         "first_player": state.first_player,
@@ -766,11 +749,7 @@ def check_state(state: State) -> None:
     Positions may hold fewer than 104 cards (the spec's examples do); no card may appear twice,
     and phase, turn, hand card and result must fit together.
     """
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     if len(s.tableau) != PILES:
         bad("tableau", "must hold 8 piles")
@@ -778,8 +757,7 @@ def check_state(state: State) -> None:
         bad("foundations", "must hold 8 piles")
     if len(s.players) != 2:
         bad("players", "must hold 2 seats")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     seen: dict[Card, str] = {}
     places: list[tuple[str, Sequence[Card]]] = []
     for p, piles in enumerate(s.players):
@@ -825,5 +803,4 @@ def check_state(state: State) -> None:
             bad("idle_turns", "must be 0 to 2")
         if any(p.hand_card is not None for p in s.players):
             bad("players", "no hand card is face up once the game is over")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()

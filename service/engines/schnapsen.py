@@ -17,15 +17,10 @@ from typing import Any, ClassVar, Final, NamedTuple, assert_never
 from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, short_20
 from ..cards.tricks import of_suit
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
+from .kit import Problems, refuse_early, view_head
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "schnapsen"
-NAME: Final = "Schnapsen"
-RULES_VERSION: Final = "schnapsen/1"
-PLAYER_COUNTS: Final = (2,)
-DEFAULT_PLAYERS: Final = 2
-MOVE_TYPES: Final = ("claim", "exchange", "close", "marriage", "play", "next_deal")
 
 # §2: rank order low → high and card points.
 RANK_ORDER: Final = ("J", "Q", "K", "10", "A")
@@ -39,10 +34,6 @@ PACK: Final = short_20()
 SUIT_ORDER: Final = (Suit.S, Suit.H, Suit.D, Suit.C)  # §6.8 reference order of marriages
 
 
-def _rule(section: str) -> str:
-    return f"schnapsen §{section}"
-
-
 class Phase(StrEnum):
     """§5.1 phases."""
 
@@ -51,11 +42,7 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
-# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
-_PHASE_PLAY: Final = Phase.PLAY
-_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
-_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+_PHASE_PLAY, _PHASE_DEAL_OVER, _PHASE_GAME_OVER = Phase  # the members, in order, as module constants (kit: the move path)
 
 
 class Reason(StrEnum):
@@ -71,7 +58,6 @@ _REASON_CLAIM: Final = Reason.CLAIM
 _REASON_FALSE_CLAIM: Final = Reason.FALSE_CLAIM
 _REASON_LAST_TRICK: Final = Reason.LAST_TRICK
 _REASON_CLOSER_FAILED: Final = Reason.CLOSER_FAILED
-_STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +195,14 @@ class Play:
 
 
 Move = Claim | Exchange | Close | Marriage | Play | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Claim, Exchange, Close, Marriage, Play, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="schnapsen", name="Schnapsen", rules_version="schnapsen/1",
+    player_counts=(2,), default_players=2,
+    move_classes={cls.TYPE: cls for cls in (Claim, Exchange, Close, Marriage, Play, NextDeal)},
+    # Parse problems reported before the turn check, in §8 order (the edge ranks them).
+    early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "invalid_player", "invalid_card"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 # Moves are values; the ones legal_moves lists are interned so listing them allocates nothing.
 _CLAIM: Final = (Claim(0), Claim(1))
@@ -240,7 +233,7 @@ def _deal(options: Options, deck: Sequence[Card], dealer: Seat) -> tuple[
     try:
         check_deck(deck, PACK)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4.2")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4.2")) from None
     eldest_hand = tuple(deck[0:3]) + tuple(deck[7:9])
     dealer_hand = tuple(deck[3:6]) + tuple(deck[9:11])
     hands = (dealer_hand, eldest_hand) if dealer == 0 else (eldest_hand, dealer_hand)
@@ -270,7 +263,7 @@ def _fresh_deal(state: State, deck: Sequence[Card], dealer: Seat, deal_number: i
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first deal of a match from ``deck`` (top card first). Raises BadSetup."""
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Schnapsen is for exactly 2 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Schnapsen is for exactly 2 players, not {players}.", GAME.rule("2"))
     blank = _new_state(State, (options, _PHASE_PLAY, 1, options.dealer, (0, 0)) + (None,) * 15 + ((), 0, seed))
     return _fresh_deal(blank, deck, options.dealer, 1)  # the match fields, then the first deal
 
@@ -403,32 +396,29 @@ def legal_moves(state: State) -> list[Move]:
 
 # --- checking (§8 order) --------------------------------------------------------------------
 
-# Parse problems reported before the turn check, in §8 order (the edge ranks them).
-_EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_move", "invalid_player", "invalid_card"})
-
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", "The match is over; no move is accepted.", _rule("7.4"))
+        raise IllegalMove("game_over", "The match is over; no move is accepted.", GAME.rule("7.4"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if state.phase is _PHASE_DEAL_OVER and move_type != "next_deal":
-        raise IllegalMove("wrong_phase", "The deal is over; only next_deal is allowed.", _rule("6.7"))
+        raise IllegalMove("wrong_phase", "The deal is over; only next_deal is allowed.", GAME.rule("6.7"))
     if state.phase is _PHASE_PLAY and move_type == "next_deal":
-        raise IllegalMove("wrong_phase", "next_deal is only allowed once the deal is over.", _rule("6.7"))
-    if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove("wrong_phase", "next_deal is only allowed once the deal is over.", GAME.rule("6.7"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     if move.player != state.to_move:
-        raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {move.player}'s.", _rule("6.1"))
+        raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {move.player}'s.", GAME.rule("6.1"))
     match move:
         case BadMove():
-            raise IllegalMove(move.code, move.detail, _rule("8"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case NextDeal():
             if move.deck is not None:
                 try:
                     check_deck(move.deck, PACK)
                 except DeckProblem as exc:
-                    raise IllegalMove("invalid_deck", str(exc), _rule("6.7")) from None
+                    raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.7")) from None
             return
         case Play():
             _check_play(state, move)
@@ -443,48 +433,48 @@ def _check(state: State, move: Move | BadMove) -> None:
 def _check_lead_action(state: State, move: Claim | Exchange | Close | Marriage) -> None:
     p = move.player
     if state.trick:
-        raise IllegalMove("not_leader", f"Only the leader may {move.TYPE}; seat {p} is following.", _rule("6.1"))
+        raise IllegalMove("not_leader", f"Only the leader may {move.TYPE}; seat {p} is following.", GAME.rule("6.1"))
     if isinstance(move, Claim):
         if state.options.auto_claim:
-            raise IllegalMove("claim_not_allowed", "Claims are automatic under the auto_claim option.", _rule("3"))
+            raise IllegalMove("claim_not_allowed", "Claims are automatic under the auto_claim option.", GAME.rule("3"))
         return
     if state.marriage_pending is not None:
         raise IllegalMove(
-            "marriage_pending", f"A marriage in {state.marriage_pending.value} was declared; lead its K or Q.", _rule("6.1")
+            "marriage_pending", f"A marriage in {state.marriage_pending.value} was declared; lead its K or Q.", GAME.rule("6.1")
         )
     hand = state.hands[p]
     if isinstance(move, Marriage):
         if _KING[move.suit] not in hand or _QUEEN[move.suit] not in hand:
-            raise IllegalMove("no_marriage", f"Seat {p} does not hold K and Q of {move.suit.value}.", _rule("6.5"))
+            raise IllegalMove("no_marriage", f"Seat {p} does not hold K and Q of {move.suit.value}.", GAME.rule("6.5"))
         if state.options.marriage_requires_trick and not state.tricks[p]:
-            raise IllegalMove("marriage_requires_trick", "A marriage needs a trick won first in this deal.", _rule("3"))
+            raise IllegalMove("marriage_requires_trick", "A marriage needs a trick won first in this deal.", GAME.rule("3"))
         return
     if state.closed_by is not None:
-        raise IllegalMove("talon_closed", f"The talon was closed by seat {state.closed_by}.", _rule("6.1"))
+        raise IllegalMove("talon_closed", f"The talon was closed by seat {state.closed_by}.", GAME.rule("6.1"))
     size = talon_size(state)
     if size == 0:
-        raise IllegalMove("talon_exhausted", "The talon is exhausted.", _rule("6.1"))
+        raise IllegalMove("talon_exhausted", "The talon is exhausted.", GAME.rule("6.1"))
     if isinstance(move, Exchange):
         jack = _JACK[state.trump_suit]
         if state.trump_card is None or state.trump_card == jack or jack not in hand:
-            raise IllegalMove("no_trump_jack", f"Seat {p} does not hold the trump Jack {jack}.", _rule("6.3"))
+            raise IllegalMove("no_trump_jack", f"Seat {p} does not hold the trump Jack {jack}.", GAME.rule("6.3"))
         if size < (2 if state.options.exchange_with_two_left else 3):
-            raise IllegalMove("talon_too_small", f"The talon size is {size}; too small to exchange.", _rule("6.1"))
+            raise IllegalMove("talon_too_small", f"The talon size is {size}; too small to exchange.", GAME.rule("6.1"))
         return
     if size < 3:
-        raise IllegalMove("talon_too_small", f"The talon size is {size}; closing needs at least 3.", _rule("6.1"))
+        raise IllegalMove("talon_too_small", f"The talon size is {size}; closing needs at least 3.", GAME.rule("6.1"))
 
 
 def _check_play(state: State, move: Play) -> None:
     p, c = move.player, move.card
     hand = state.hands[p]
     if c not in hand:
-        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", _rule("6.6"))
+        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", GAME.rule("6.6"))
     if not state.trick:
         pending = state.marriage_pending
         if pending is not None and c not in (_KING[pending], _QUEEN[pending]):
             raise IllegalMove(
-                "must_play_marriage_card", f"After declaring {pending.value}, lead its K or Q, not {c}.", _rule("6.5")
+                "must_play_marriage_card", f"After declaring {pending.value}, lead its K or Q, not {c}.", GAME.rule("6.5")
             )
         return
     if not _strict(state):
@@ -495,10 +485,10 @@ def _check_play(state: State, move: Play) -> None:
         return
     # refused: name the rule of §6.6 it breaks, the first in §8 order
     if allowed[0].suit is led.suit and c.suit is not led.suit:
-        raise IllegalMove("must_follow_suit", f"{led.suit.value} was led and seat {p} holds {names(of_suit(hand, led.suit))}.", _rule("6.6"))
+        raise IllegalMove("must_follow_suit", f"{led.suit.value} was led and seat {p} holds {names(of_suit(hand, led.suit))}.", GAME.rule("6.6"))
     if allowed[0].suit is led.suit:
-        raise IllegalMove("must_head_trick", f"{c} does not beat {led}; seat {p} holds {names(allowed)}.", _rule("6.6"))
-    raise IllegalMove("must_trump", f"Seat {p} is void in {led.suit.value} and must trump with {names(allowed)}.", _rule("6.6"))
+        raise IllegalMove("must_head_trick", f"{c} does not beat {led}; seat {p} holds {names(allowed)}.", GAME.rule("6.6"))
+    raise IllegalMove("must_trump", f"Seat {p} is void in {led.suit.value} and must trump with {names(allowed)}.", GAME.rule("6.6"))
 
 
 # --- transitions ----------------------------------------------------------------------------
@@ -617,7 +607,7 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return _lead(state, p, c)
         case NextDeal(player=q, deck=deck):
             if deck is None:
-                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.7"))
+                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", GAME.rule("6.7"))
             new = _fresh_deal(state, deck, q, state.deal_number + 1)
             events.append({"type": "deal_started", "dealer": q, "deal_number": new.deal_number, "trump_card": new.trump_card})
             return new
@@ -771,11 +761,6 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(frozenset((state.result.winner,)), "target_reached")
 
 
-def status(state: State) -> str:
-    """Envelope status: in_progress, deal_over or finished."""
-    return _STATUS[state.phase]
-
-
 def derived(state: State) -> dict[str, object]:
     """The derived values responses add to a full state (§5.1); ignored on input."""
     return {
@@ -812,10 +797,7 @@ def _known_in_hand(state: State, seat: Seat) -> list[Card]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5.3 what ``seat`` may see (``None``: the public view, no hand at all)."""
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "phase": state.phase,
         "deal_number": state.deal_number,
@@ -877,11 +859,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     if s.dealer not in (0, 1):
         bad("dealer", "must be 0 or 1")
@@ -909,8 +887,7 @@ def check_state(state: State) -> None:
         check_deck(places, PACK)
     except DeckProblem as exc:
         bad("hands", "cards in hands, talon, trump card, trick and tricks must be the pack: " + str(exc).split(": ", 1)[-1])
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     if s.trump_card is not None and s.trump_card.suit is not s.trump_suit:
         bad("trump_suit", f"must be the suit of the trump card {s.trump_card}")
     if (s.closed_by is None) != (s.closing is None):
@@ -951,8 +928,7 @@ def check_state(state: State) -> None:
                 bad("to_move", "must be null in game_over")
         if s.trick or s.marriage_pending is not None:
             bad("trick", "no trick is in progress once the deal is over")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_play_phase(s: State, n_tricks: int, add: Callable[[str, str], None]) -> None:

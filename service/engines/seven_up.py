@@ -2,8 +2,9 @@
 
 The contract is ``docs/rules/seven_up.md``; section numbers (§) below refer to it. Pure
 functions over an immutable ``State`` (a ``NamedTuple``); decks arrive as data. Trick resolution
-comes from ``cards/tricks.py`` and the High/Low/Jack/Game count from ``cards/all_fours.py``; the
-trump-making (stand, beg, give, run), the discard and the follow rules are this game's own.
+and the three follow rules (``may_follow``) come from ``cards/tricks.py``, the High/Low/Jack/Game
+count from ``cards/all_fours.py``; the trump-making (stand, beg, give, run) and the discard are this
+game's own.
 """
 
 from __future__ import annotations
@@ -16,16 +17,12 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
 from ..cards.packs import DeckProblem, check_deck, full_52
-from ..cards.tricks import of_suit, strength, trick_winner
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, may_follow, of_suit, strength, trick_winner
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "seven_up"
-NAME: Final = "Seven Up"
-RULES_VERSION: Final = "seven_up/1"
-PLAYER_COUNTS: Final = (2, 3, 4)
-DEFAULT_PLAYERS: Final = 2
-MOVE_TYPES: Final = ("stand", "beg", "give", "run", "discard", "play", "next_deal")
 
 # §2: rank order (low → high) for tricks and for High/Low.
 RANK: Final = strength(RANKS)
@@ -33,13 +30,8 @@ PACK: Final = full_52()
 _PACK_SET: Final = frozenset(PACK)
 HAND_SIZE: Final = 6
 PACKET: Final = 3
-FOLLOW_RULES: Final = ("follow_suit", "follow_or_trump", "follow_or_trump_compulsory")
 GAME_TIES: Final = ("none", "eldest")
 _JACK: Final = {s: Card("J", s) for s in SUITS}
-
-
-def _rule(section: str) -> str:
-    return f"seven_up §{section}"
 
 
 class Phase(StrEnum):
@@ -53,14 +45,9 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
-# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
-_PHASE_STAND_OR_BEG: Final = Phase.STAND_OR_BEG
-_PHASE_GIVE_OR_RUN: Final = Phase.GIVE_OR_RUN
-_PHASE_DISCARD: Final = Phase.DISCARD
-_PHASE_PLAY: Final = Phase.PLAY
-_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
-_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+(
+    _PHASE_STAND_OR_BEG, _PHASE_GIVE_OR_RUN, _PHASE_DISCARD, _PHASE_PLAY, _PHASE_DEAL_OVER, _PHASE_GAME_OVER,
+) = Phase  # the members, in order, as module constants (kit: the move path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +56,7 @@ class Options:
 
     dealer: Seat = 0
     target: int = 7
-    follow_rule: str = "follow_suit"
+    follow_rule: str = FOLLOW_SUIT
     discard_after_run: bool = True
     game_tie: str = "none"
     gift_can_win: bool = True
@@ -267,7 +254,14 @@ class Play:
 
 
 Move = Stand | Beg | Give | Run | Discard | Play | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Stand, Beg, Give, Run, Discard, Play, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="seven_up", name="Seven Up", rules_version="seven_up/1",
+    player_counts=(2, 3, 4), default_players=2,
+    move_classes={cls.TYPE: cls for cls in (Stand, Beg, Give, Run, Discard, Play, NextDeal)},
+    # Parse problems §8 lists before wrong_phase; invalid_card and invalid_deck come after not_your_turn.
+    early_parse_codes=frozenset({"invalid_move", "unknown_move_type", "invalid_player"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 _SEATS: Final = range(4)
 _STAND: Final = tuple(Stand(p) for p in _SEATS)
@@ -317,17 +311,17 @@ def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
 
 def _check_options(options: Options, players: int) -> None:
     if options.dealer >= players:
-        raise BadSetup("invalid_option", f"option dealer: {options.dealer} is not a seat of {players} players", _rule("3"))
+        raise BadSetup("invalid_option", f"option dealer: {options.dealer} is not a seat of {players} players", GAME.rule("3"))
     if options.follow_rule not in FOLLOW_RULES:
-        raise BadSetup("invalid_option", f"option follow_rule: {options.follow_rule!r} is not one of {FOLLOW_RULES}", _rule("3"))
+        raise BadSetup("invalid_option", f"option follow_rule: {options.follow_rule!r} is not one of {FOLLOW_RULES}", GAME.rule("3"))
     if options.game_tie not in GAME_TIES:
-        raise BadSetup("invalid_option", f"option game_tie: {options.game_tie!r} is not one of {GAME_TIES}", _rule("3"))
+        raise BadSetup("invalid_option", f"option game_tie: {options.game_tie!r} is not one of {GAME_TIES}", GAME.rule("3"))
     start = options.start_scores
     if start and (len(start) != parties(players) or not all(0 <= x < options.target for x in start)):
         raise BadSetup(
             "invalid_option",
             f"option start_scores: needs {parties(players)} scores, each from 0 to target - 1 = {options.target - 1}",
-            _rule("3"),
+            GAME.rule("3"),
         )
 
 
@@ -336,7 +330,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, events: list[Event])
     try:
         check_deck(deck, PACK)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
     n = state.players
     order = dealing_order(n, dealer)
     hands: list[tuple[Card, ...]] = [()] * n
@@ -376,7 +370,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, events: list[Event])
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first deal of a match from ``deck`` (top card first). Raises BadSetup."""
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Seven Up is for 2, 3 or 4 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Seven Up is for 2, 3 or 4 players, not {players}.", GAME.rule("2"))
     _check_options(options, players)
     scores = options.start_scores or (0,) * parties(players)
     blank = State(
@@ -445,11 +439,6 @@ def _winner_seats(n: int, party: int) -> list[Seat]:
 # --- whose turn, what is legal (§6) ---------------------------------------------------------------
 
 
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
-
-
 def to_move(state: State) -> frozenset[Seat]:
     """The seats that may move now; empty once the game is over."""
     return frozenset(state.to_move)
@@ -467,26 +456,12 @@ def _gift_would_win(state: State) -> bool:
     return any(state.scores[party_of(n, s)] + 1 >= target for s in _gift_recipients(state))
 
 
-def follow_options(hand: tuple[Card, ...], led: Suit, trump: Suit, rule: str) -> tuple[Card, ...]:
-    """§6.5 the cards a non-leader may play under ``rule``, given the led suit and trump."""
-    same = of_suit(hand, led)
-    if same:
-        if rule == "follow_suit" or led is trump:
-            return same
-        return tuple(c for c in hand if c.suit is led or c.suit is trump)
-    if rule == "follow_or_trump_compulsory":
-        trumps = of_suit(hand, trump)
-        if trumps:
-            return trumps
-    return hand
-
-
 def _playable(state: State, seat: Seat) -> tuple[Card, ...]:
     hand = state.hands[seat]
     if not state.trick:
         return hand
     assert state.trump is not None
-    return follow_options(hand, state.trick[0].card.suit, state.trump, state.options.follow_rule)
+    return may_follow(hand, state.trick[0].card.suit, state.trump, state.options.follow_rule)
 
 
 def legal_moves(state: State) -> list[Move]:
@@ -512,35 +487,32 @@ def legal_moves(state: State) -> list[Move]:
 
 # --- checking (§8 order) --------------------------------------------------------------------------
 
-# Parse problems §8 lists before wrong_phase; invalid_card and invalid_deck come after not_your_turn.
-_EARLY_PARSE_CODES: Final = frozenset({"invalid_move", "unknown_move_type", "invalid_player"})
-
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", "The game has ended; no move is accepted.", _rule("7.4"))
-    if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove("game_over", "The game has ended; no move is accepted.", GAME.rule("7.4"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     if isinstance(move, Discard) and (move.cards is None or move.count is not None):
-        raise IllegalMove("invalid_move", "discard needs cards (a list of card strings) and nothing else.", _rule("6.3"))
+        raise IllegalMove("invalid_move", "discard needs cards (a list of card strings) and nothing else.", GAME.rule("6.3"))
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if move.player is None or not 0 <= move.player < state.players:
-        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("8"))
+        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("8"))
     if move_type not in _ALLOWED_TYPES[state.phase]:
-        raise IllegalMove("wrong_phase", f"{move_type} is not allowed in phase {state.phase.value}.", _rule("6"))
+        raise IllegalMove("wrong_phase", f"{move_type} is not allowed in phase {state.phase.value}.", GAME.rule("6"))
     if move.player not in state.to_move:
         whose = ", ".join(map(str, state.to_move))
-        raise IllegalMove("not_your_turn", f"Seat {move.player} is not to move (to move: {whose}).", _rule("6"))
+        raise IllegalMove("not_your_turn", f"Seat {move.player} is not to move (to move: {whose}).", GAME.rule("6"))
     match move:
         case BadMove():
-            raise IllegalMove(move.code, move.detail, _rule("8"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case NextDeal():
             if move.deck is not None:
                 try:
                     check_deck(move.deck, PACK)
                 except DeckProblem as exc:
-                    raise IllegalMove("invalid_deck", str(exc), _rule("6.6")) from None
+                    raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.6")) from None
         case Discard():
             _check_discard(state, move)
         case Play():
@@ -548,7 +520,7 @@ def _check(state: State, move: Move | BadMove) -> None:
         case Give():
             if not state.options.gift_can_win and _gift_would_win(state):
                 raise IllegalMove(
-                    "gift_not_allowed", "Under gift_can_win = false the dealer may not give the winning point; run the cards.", _rule("3")
+                    "gift_not_allowed", "Under gift_can_win = false the dealer may not give the winning point; run the cards.", GAME.rule("3")
                 )
         case Stand() | Beg() | Run():
             pass
@@ -562,16 +534,16 @@ def _check_discard(state: State, move: Discard) -> None:
     seen: set[Card] = set()
     for c in cards:
         if c in seen:
-            raise IllegalMove("duplicate_card", f"{c} is listed twice.", _rule("6.3"))
+            raise IllegalMove("duplicate_card", f"{c} is listed twice.", GAME.rule("6.3"))
         seen.add(c)
     hand = state.hands[move.player]
     for c in cards:
         if c not in hand:
-            raise IllegalMove("card_not_in_hand", f"{c} is not in seat {move.player}'s hand.", _rule("6.3"))
+            raise IllegalMove("card_not_in_hand", f"{c} is not in seat {move.player}'s hand.", GAME.rule("6.3"))
     want = len(hand) - HAND_SIZE
     if len(cards) != want:
         raise IllegalMove(
-            "wrong_discard_count", f"Seat {move.player} must discard exactly {want} cards, not {len(cards)}.", _rule("6.3")
+            "wrong_discard_count", f"Seat {move.player} must discard exactly {want} cards, not {len(cards)}.", GAME.rule("6.3")
         )
 
 
@@ -579,37 +551,23 @@ def _check_play(state: State, move: Play) -> None:
     p, c = move.player, move.card
     hand = state.hands[p]
     if c not in hand:
-        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", _rule("6.4"))
+        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", GAME.rule("6.4"))
     if not state.trick:
         return
     trump = state.trump
     assert trump is not None
     led = state.trick[0].card.suit
-    if c in follow_options(hand, led, trump, state.options.follow_rule):
+    if c in may_follow(hand, led, trump, state.options.follow_rule):
         return
     if of_suit(hand, led):
-        allowed = "or trumps " if state.options.follow_rule != "follow_suit" else ""
+        allowed = "or trumps " if state.options.follow_rule != FOLLOW_SUIT else ""
         raise IllegalMove(
-            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(of_suit(hand, led))}; play {allowed}that suit.", _rule("6.5")
+            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(of_suit(hand, led))}; play {allowed}that suit.", GAME.rule("6.5")
         )
-    raise IllegalMove("must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", _rule("6.5"))
+    raise IllegalMove("must_trump", f"Seat {p} is void in {led.value} and must trump with {names(of_suit(hand, trump))}.", GAME.rule("6.5"))
 
 
 # --- transitions ----------------------------------------------------------------------------------
-
-
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
 
 
 def _start_play(state: State, trump: Suit) -> State:
@@ -652,11 +610,16 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return _play(state, p, c, events)
         case NextDeal(player=q, deck=deck):
             if deck is None:
-                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.6"))
+                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", GAME.rule("6.6"))
             fresh = state._replace(deal_number=state.deal_number + 1, redeal=False)
             return _deal(fresh, deck, q, events)
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _run(state: State, events: list[Event]) -> State:
@@ -787,15 +750,6 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(frozenset(_winner_seats(state.players, state.winner)), "target_reached")
 
 
-def status(state: State) -> str:
-    """Envelope status: deal_over, finished (game_over), else in_progress."""
-    if state.phase is _PHASE_GAME_OVER:
-        return "finished"
-    if state.phase is _PHASE_DEAL_OVER:
-        return "deal_over"
-    return "in_progress"
-
-
 def derived(state: State) -> dict[str, object]:
     """Derived values of a full state: none beyond §5 (the view adds its counts)."""
     return {}
@@ -829,10 +783,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
     n = state.players
     own = seat is not None and not _blind(state, seat)
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "players": n,
         "phase": state.phase,
@@ -890,11 +841,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
@@ -911,8 +858,7 @@ def check_state(state: State) -> None:
     if len(s.scores) != k:
         bad("scores", f"one score per party ({k})")
     for path, seat in (("dealer", s.dealer), ("eldest", s.eldest), ("trick_leader", s.trick_leader)):
-        if seat is not None and not 0 <= seat < n:
-            bad(path, f"must be a seat 0..{n - 1}")
+        bad.seat(path, seat, n)
     if any(not 0 <= p < n for p in s.to_move) or len(set(s.to_move)) != len(s.to_move):
         bad("to_move", f"distinct seats 0..{n - 1}")
     if any(not 0 <= t.player < n for t in s.trick):
@@ -929,8 +875,7 @@ def check_state(state: State) -> None:
         bad("deal_number", "must be at least 1")
     if s.runs < 0:
         bad("runs", "must not be negative")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     places: list[Card] = [*s.stock, *s.set_aside, *(t.card for t in s.trick)]
     for h in s.hands:
         places += h
@@ -950,8 +895,7 @@ def check_state(state: State) -> None:
     target = s.options.target
     if any(x < 0 for x in s.scores):
         bad("scores", "must not be negative")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     if s.phase is _PHASE_GAME_OVER:
         if s.to_move:
             bad("to_move", "must be empty in game_over")
@@ -965,8 +909,7 @@ def check_state(state: State) -> None:
         if max(s.scores) >= target:
             bad("phase", "a party reached the target: the game is over")
         _check_phase(s, bad)
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_phase(s: State, bad: Callable[[str, str], None]) -> None:

@@ -17,45 +17,25 @@ from typing import ClassVar, Final, NamedTuple
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.shuffle import MAX_SEED, keyed_shuffle, seeded_shuffle
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat
 from .claims import (
     BatchClaim,
-    Claim,
+    ClaimChecks,
     ClaimWindow,
     Flip,
     SingleClaim,
     Verdict,
-    check_flip_at,
     claims_of,
     deal_stocks,
     first_seat_after,
     judge,
-    valid_at,
 )
+from .kit import Problems, applier, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
-GAME_ID: Final = "slapjack"
-NAME: Final = "Slapjack"
-RULES_VERSION: Final = "slapjack/1"
-PLAYER_COUNTS: Final = (2, 3, 4, 5, 6, 7, 8)
-DEFAULT_PLAYERS: Final = 2
-DRAWS_SEED: Final = True
-"""§4: ``shuffle_seed`` is the creation ``seed``, or a random integer when none is given. Engines
-draw no randomness, so the service draws it (``new``); without one (``replay`` of a deck, direct
-engine use) ``new_game`` derives it from the deck, which keeps a replay reproducible.
-
-A sealed match passes its match secret instead (``new_game(..., secret=...)``, kept in
-``shuffle_key``): shuffle c (0, 1, ...) is then ``keyed_shuffle(stock, secret, "slapjack", c)``, so a
-verifier who learns the secret at the end recomputes every shuffle. ``shuffle_key`` is never in a
-view, an event or the open-mode wire form."""
-USES_SECRET: Final = True
-"""``new_game`` takes the match secret of a sealed match (docs/fair-play.md)."""
-MOVE_TYPES: Final = ("flip", "slap", "slaps")
 PACK: Final = full_52()
 JACK: Final = "J"
-
-
-def _rule(section: str) -> str:
-    return f"slapjack §{section}"
 
 
 class Phase(StrEnum):
@@ -71,6 +51,9 @@ class Status(StrEnum):
     ACTIVE = "active"
     WAITING = "waiting"
     OUT = "out"
+
+
+_OUT: Final = Status.OUT  # a module constant for the move path (an enum member lookup is slow in 3.11)
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +167,25 @@ class Slaps(BatchClaim):
 
 
 Move = Flip | Slap | Slaps
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Flip, Slap, Slaps)}
+GAME: Final = GameInfo(
+    game_id="slapjack", name="Slapjack", rules_version="slapjack/1",
+    player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
+    move_classes={cls.TYPE: cls for cls in (Flip, Slap, Slaps)},
+    # Parse problems the edge found, reported right after game_over (§6.2 step 2-3; flips: §6.1 step 2).
+    early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}),
+    # §4: ``shuffle_seed`` is the creation ``seed``, or a random integer when none is given. Engines
+    # draw no randomness, so the service draws it (``new``); without one (``replay`` of a deck, direct
+    # engine use) ``new_game`` derives it from the deck, which keeps a replay reproducible.
+    #
+    # A sealed match passes its match secret instead (``new_game(..., secret=...)``, kept in
+    # ``shuffle_key``): shuffle c (0, 1, ...) is then ``keyed_shuffle(stock, secret, "slapjack", c)``, so a
+    # verifier who learns the secret at the end recomputes every shuffle. ``shuffle_key`` is never in a
+    # view, an event or the open-mode wire form.
+    draws_seed=True,
+    # ``new_game`` takes the match secret of a sealed match (docs/fair-play.md).
+    uses_secret=True,
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 
 # --- setup (§4) -------------------------------------------------------------------------------
@@ -205,13 +206,13 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     """§4: deal the whole deck from eldest. Raises BadSetup. ``secret`` (a sealed match's, when no
     seed was given) keys the §6.6 shuffles instead of a seed."""
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Slapjack is for 2 to 8 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Slapjack is for 2 to 8 players, not {players}.", GAME.rule("2"))
     if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", _rule("3"))
+        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", GAME.rule("3"))
     try:
         check_deck(deck, PACK)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
     eldest = (options.dealer + 1) % players
     return State(
         options=options,
@@ -236,11 +237,6 @@ def initial_events(state: State) -> list[Event]:
 
 
 # --- whose turn, what is legal (§6.7) ---------------------------------------------------------
-
-
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
 
 
 def to_move(state: State) -> frozenset[Seat]:
@@ -271,76 +267,26 @@ def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Sea
     return tuple(out)
 
 
-# --- checking (§6.1, §6.2 order) ----------------------------------------------------------------
-
-# Parse problems the edge found, reported right after game_over (§6.2 step 2-3; flips: §6.1 step 2).
-_EARLY_PARSE_CODES: Final = frozenset(
-    {"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}
-)
+# --- checking (§6.1, §6.2 order: claims.ClaimChecks) ----------------------------------------------------------------
 
 
-def _check(state: State, move: Move | BadMove) -> None:
-    """Raise IllegalMove with the first code of §6.1/§6.2 that applies; return if legal."""
-    if state.phase is Phase.GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7"))
-    if isinstance(move, BadMove):
-        if move.code in _EARLY_PARSE_CODES or move.type != "flip" or move.player is None:
-            raise IllegalMove(move.code, move.detail, _rule("6.2" if move.type in ("slap", "slaps") else "6.1"))
-        _check_flip_turn(state, move.player)  # a flip's bad `at` comes after player_out, not_your_turn
-        raise IllegalMove(move.code, move.detail, _rule("6.1"))
-    if isinstance(move, Flip):
-        _check_flip_turn(state, move.player)
-        check_flip_at(move.at, state.last_flip_at, _rule("6.1"))
-        return
-    _check_claims(state, claims_of(move), isinstance(move, Slaps))
-
-
-def _check_flip_turn(state: State, p: Seat) -> None:
-    if not 0 <= p < state.players:
-        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("6.1"))
-    if state.status[p] is Status.OUT:
-        raise IllegalMove("player_out", f"Seat {p} is out of the game.", _rule("6.1"))
-    if p != state.to_move:
-        who = "nobody may flip: only slaps" if state.to_move is None else f"seat {state.to_move} flips next"
-        raise IllegalMove("not_your_turn", f"Seat {p} may not flip: {who}.", _rule("6.1"))
-
-
-def _check_claims(state: State, claims: Sequence[Claim], batch: bool) -> None:
-    """§6.2 validity checks 2-6 on claims already in engine form (the edge checked their shape)."""
-    if batch and not claims:
-        raise IllegalMove("no_claims", "slaps needs a non-empty claims list.", _rule("6.2"))
-    seen: set[Seat] = set()
-    for c in claims:
-        if not 0 <= c.player < state.players:
-            raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("6.2"))
-        if not valid_at(c.at):
-            raise IllegalMove("bad_timestamp", "Every claim needs at: an integer number of milliseconds >= 0.", _rule("6.2"))
-        if c.player in seen:
-            raise IllegalMove("duplicate_claim", f"Seat {c.player} claims twice in one move.", _rule("6.2"))
-        seen.add(c.player)
-    for c in claims:
-        if state.status[c.player] is Status.OUT:
-            raise IllegalMove("player_out", f"Seat {c.player} is out of the game.", _rule("6.2"))
+def _center_to_slap(state: State) -> None:
     if not state.center:
-        raise IllegalMove("center_empty", "There is no centre pile to slap.", _rule("6.2"))
-    last = state.last_flip_at
-    if last is not None and all(c.at < last for c in claims):
-        raise IllegalMove("stale_claim", f"Every claim is stamped before the last flip at {last}.", _rule("6.2"))
+        raise IllegalMove("center_empty", "There is no centre pile to slap.", GAME.rule("6.2"))
+
+
+_CLAIMS: Final[ClaimChecks[State]] = ClaimChecks(
+    GAME, Phase.GAME_OVER, claim_section="6.2", claim_types=("slap", "slaps"), noun="claim", nobody_flips="nobody may flip: only slaps",
+    in_game=lambda state, p: state.status[p] is not _OUT, out_detail="Seat {p} is out of the game.",
+    before_stale=_center_to_slap,
+)
 
 
 # --- transitions ------------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
+def _next(state: State, move: Move, events: list[Event]) -> State:
+    """A flip, or a batch of slaps judged against the top card (§6.1, §6.2)."""
     if isinstance(move, Flip):
         new = _flip(state, move, events)
     else:
@@ -350,7 +296,12 @@ def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
             new = _capture(state, verdict, events)
         else:
             new = _false_slaps(state, verdict, top.player, events)
-    return new._replace(seq=state.seq + 1), events
+    return new
+
+
+# ``_CLAIMS.check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_CLAIMS.check, _next)
+apply: Final = applier(step)
 
 
 def _with_stock(state: State) -> Callable[[Seat], bool]:
@@ -483,11 +434,6 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(frozenset((state.winner,)), "all_cards")
 
 
-def status(state: State) -> str:
-    """Envelope status: in_progress or finished."""
-    return "finished" if state.phase is Phase.GAME_OVER else "in_progress"
-
-
 def cards_held(state: State) -> list[int]:
     """§5 score: stock sizes."""
     return [len(s) for s in state.stocks]
@@ -506,10 +452,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5: every seat sees the same: counts, the top centre card, no face-down card."""
     return {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "players": state.players,
         "options": state.options,
         "phase": state.phase,
@@ -539,26 +482,19 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state satisfies §5's invariants."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
         raise InvalidState({"players": ["must be 2 to 8"]})
-    if not 0 <= s.options.dealer < n:
-        bad("options.dealer", f"must be a seat 0..{n - 1}")
+    bad.seat("options.dealer", s.options.dealer, n)
     if len(s.stocks) != n:
         bad("stocks", f"must hold {n} stocks")
     if len(s.status) != n:
         bad("status", f"must hold {n} statuses")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     for i, cc in enumerate(s.center):
-        if not 0 <= cc.player < n:
-            bad(f"center.{i}.player", f"must be a seat 0..{n - 1}")
+        bad.seat(f"center.{i}.player", cc.player, n)
     try:
         check_deck([c for stock in s.stocks for c in stock] + [cc.card for cc in s.center], PACK)
     except DeckProblem as exc:
@@ -575,8 +511,7 @@ def check_state(state: State) -> None:
         bad("winner", f"must be a seat 0..{n - 1} or null")
     if s.shuffle_count < 0 or s.shuffle_seed < 0 or s.seq < 0 or (s.last_flip_at is not None and s.last_flip_at < 0):
         bad("state", "counters, seeds and timestamps are not negative")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     if s.phase is Phase.PLAY:
         if in_game < 2:
             bad("status", "in play at least two seats are not out")
@@ -599,5 +534,4 @@ def check_state(state: State) -> None:
             bad("last_result.kind", "must be flip, capture or false_slap")
         elif any((getattr(r, f) is None) == (f in wanted) for f in Result._fields if f != "kind"):
             bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()

@@ -15,35 +15,26 @@ from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck, full_52
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat
+from .base import BadSetup, Event, GameInfo, InvalidState, Outcome, Seat
 from .claims import (
     BatchClaim,
-    Claim,
+    ClaimChecks,
     ClaimWindow,
     Flip,
     SingleClaim,
     Verdict,
-    check_flip_at,
     claims_of,
     deal_stocks,
     first_seat_after,
     judge,
-    valid_at,
 )
+from .kit import Problems, applier, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
-GAME_ID: Final = "snap"
-NAME: Final = "Snap"
-RULES_VERSION: Final = "snap/1"
-PLAYER_COUNTS: Final = (2, 3, 4, 5, 6, 7, 8)
-DEFAULT_PLAYERS: Final = 2
-MOVE_TYPES: Final = ("flip", "snap", "snaps")
 PACK: Final = full_52()
 POOL: Final = -1
 """The owner of the pool's top among the visible tops (§6.2)."""
-
-
-def _rule(section: str) -> str:
-    return f"snap §{section}"
 
 
 class Phase(StrEnum):
@@ -167,7 +158,13 @@ class Snaps(BatchClaim):
 
 
 Move = Flip | Snap | Snaps
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Flip, Snap, Snaps)}
+GAME: Final = GameInfo(
+    game_id="snap", name="Snap", rules_version="snap/1",
+    player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
+    move_classes={cls.TYPE: cls for cls in (Flip, Snap, Snaps)},
+    early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 
 # --- setup (§4) -------------------------------------------------------------------------------
@@ -181,13 +178,13 @@ def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """§4: deal the whole deck as in Slapjack. Raises BadSetup."""
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Snap is for 2 to 8 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Snap is for 2 to 8 players, not {players}.", GAME.rule("2"))
     if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", _rule("3"))
+        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", GAME.rule("3"))
     try:
         check_deck(deck, PACK)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
     eldest = (options.dealer + 1) % players
     return State(
         options=options,
@@ -261,11 +258,6 @@ def cards_held(state: State) -> list[int]:
 # --- whose turn, what is legal (§6.8) ---------------------------------------------------------
 
 
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
-
-
 def to_move(state: State) -> frozenset[Seat]:
     """§7 envelope: the seat that must flip (calls are open to every seat with cards)."""
     return frozenset() if state.to_move is None or state.phase is Phase.GAME_OVER else frozenset((state.to_move,))
@@ -293,73 +285,20 @@ def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Sea
     return tuple(out)
 
 
-# --- checking (§6.1, §6.3 order) ----------------------------------------------------------------
+# --- checking (§6.1, §6.3 order: claims.ClaimChecks) ----------------------------------------------------------------
 
-_EARLY_PARSE_CODES: Final = frozenset(
-    {"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}
+
+_CLAIMS: Final[ClaimChecks[State]] = ClaimChecks(
+    GAME, Phase.GAME_OVER, claim_section="6.3", claim_types=("snap", "snaps"), noun="call", nobody_flips="nobody can flip: only calls",
+    in_game=has_cards, out_detail="Seat {p} has no cards: it is out.",
 )
-
-
-def _check(state: State, move: Move | BadMove) -> None:
-    """Raise IllegalMove with the first code of §6.1/§6.3 that applies; return if legal."""
-    if state.phase is Phase.GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7"))
-    if isinstance(move, BadMove):
-        if move.code in _EARLY_PARSE_CODES or move.type != "flip" or move.player is None:
-            raise IllegalMove(move.code, move.detail, _rule("6.3" if move.type in ("snap", "snaps") else "6.1"))
-        _check_flip_turn(state, move.player)  # a flip's bad `at` comes after player_out, not_your_turn
-        raise IllegalMove(move.code, move.detail, _rule("6.1"))
-    if isinstance(move, Flip):
-        _check_flip_turn(state, move.player)
-        check_flip_at(move.at, state.last_flip_at, _rule("6.1"))
-        return
-    _check_claims(state, claims_of(move), isinstance(move, Snaps))
-
-
-def _check_flip_turn(state: State, p: Seat) -> None:
-    if not 0 <= p < state.players:
-        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("6.1"))
-    if not has_cards(state, p):
-        raise IllegalMove("player_out", f"Seat {p} has no cards: it is out.", _rule("6.1"))
-    if p != state.to_move:
-        who = "nobody can flip: only calls" if state.to_move is None else f"seat {state.to_move} flips next"
-        raise IllegalMove("not_your_turn", f"Seat {p} may not flip: {who}.", _rule("6.1"))
-
-
-def _check_claims(state: State, claims: Sequence[Claim], batch: bool) -> None:
-    """§6.3 checks on claims already in engine form (the edge checked their shape)."""
-    if batch and not claims:
-        raise IllegalMove("no_claims", "snaps needs a non-empty claims list.", _rule("6.3"))
-    seen: set[Seat] = set()
-    for c in claims:
-        if not 0 <= c.player < state.players:
-            raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("6.3"))
-        if not valid_at(c.at):
-            raise IllegalMove("bad_timestamp", "Every call needs at: an integer number of milliseconds >= 0.", _rule("6.3"))
-        if c.player in seen:
-            raise IllegalMove("duplicate_claim", f"Seat {c.player} calls twice in one move.", _rule("6.3"))
-        seen.add(c.player)
-    for c in claims:
-        if not has_cards(state, c.player):
-            raise IllegalMove("player_out", f"Seat {c.player} has no cards: it is out.", _rule("6.3"))
-    last = state.last_flip_at
-    if last is not None and all(c.at < last for c in claims):
-        raise IllegalMove("stale_claim", f"Every call is stamped before the last flip at {last}.", _rule("6.3"))
 
 
 # --- transitions ------------------------------------------------------------------------------
 
 
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
+def _next(state: State, move: Move, events: list[Event]) -> State:
+    """A flip, or a batch of calls judged against the matching piles (§6.1, §6.3); then §6.4's settling."""
     if isinstance(move, Flip):
         new = _flip(state, move, events)
     else:
@@ -371,7 +310,12 @@ def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
             new = _tie_to_pool(state, verdict, group, events)
         else:
             new = _win(state, verdict, group, events)
-    return _settle(new, events)._replace(seq=state.seq + 1), events
+    return _settle(new, events)
+
+
+# ``_CLAIMS.check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_CLAIMS.check, _next)
+apply: Final = applier(step)
 
 
 def _flip(state: State, move: Flip, events: list[Event]) -> State:
@@ -553,11 +497,6 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(frozenset(state.winners), "game_over")
 
 
-def status(state: State) -> str:
-    """Envelope status: in_progress or finished."""
-    return "finished" if state.phase is Phase.GAME_OVER else "in_progress"
-
-
 def derived(state: State) -> dict[str, object]:
     """Derived values added to a full state (ignored on input)."""
     return {"cards_held": cards_held(state)}
@@ -572,10 +511,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5: every seat sees the same: counts, the face-up tops and the pool top; no stock card."""
     return {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "players": state.players,
         "options": state.options,
         "phase": state.phase,
@@ -610,25 +546,19 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state is one play could reach."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
         raise InvalidState({"players": ["must be 2 to 8"]})
-    if not 0 <= s.options.dealer < n:
-        bad("options.dealer", f"must be a seat 0..{n - 1}")
+    bad.seat("options.dealer", s.options.dealer, n)
     for name in ("stocks", "faceups", "faceup_seq"):
         if len(getattr(s, name)) != n:
             bad(name, f"must hold {n} entries")
     for name, seat in (("to_move", s.to_move), ("last_flipper", s.last_flipper)):
         if seat is not None and not 0 <= seat < n:
             bad(name, f"must be a seat 0..{n - 1} or null")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     try:
         check_deck([c for x in s.stocks for c in x] + [c for x in s.faceups for c in x] + list(s.pool), PACK)
     except DeckProblem as exc:
@@ -652,8 +582,7 @@ def check_state(state: State) -> None:
             bad("last_result.kind", "must be flip, snap, tie_to_pool or false_call")
         elif any((getattr(r, f) is None) == (f in wanted) for f in Result._fields if f != "kind"):
             bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     nxt = _next_flipper(s)
     if s.phase is Phase.PLAY:
         if s.winners is not None:
@@ -671,5 +600,4 @@ def check_state(state: State) -> None:
             bad("to_move", "must be null once the game is over")
         if not s.winners or any(not 0 <= w < n for w in s.winners) or len(set(s.winners)) != len(s.winners):
             bad("winners", "a finished game names its winning seats")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()

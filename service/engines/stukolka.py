@@ -19,15 +19,11 @@ from ..cards import Card, Suit
 from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
 from ..cards.tricks import beats, strength, trick_winner
 from ..cards.turns import deal_one_at_a_time
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "stukolka"
-NAME: Final = "Stukolka"
-RULES_VERSION: Final = "stukolka/1"
-PLAYER_COUNTS: Final = (3, 4, 5, 6, 7)
-DEFAULT_PLAYERS: Final = 4
-MOVE_TYPES: Final = ("tap", "pass", "exchange", "play", "next_deal")
 
 # §2: rank order low → high; the two packs.
 RANK_ORDER: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -55,10 +51,6 @@ MUST_TRUMP: Final = "must_trump"
 VIOLATION_CODES: Final = (MUST_LEAD_TRUMP_ACE, MUST_LEAD_TRUMP_KING, MUST_FOLLOW_SUIT, MUST_BEAT, MUST_TRUMP)
 
 
-def _rule(section: str) -> str:
-    return f"stukolka §{section}"
-
-
 class Phase(StrEnum):
     """§5 phases."""
 
@@ -69,13 +61,9 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
-# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
-_PHASE_DECLARE: Final = Phase.DECLARE
-_PHASE_EXCHANGE: Final = Phase.EXCHANGE
-_PHASE_PLAY: Final = Phase.PLAY
-_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
-_PHASE_GAME_OVER: Final = Phase.GAME_OVER
+(
+    _PHASE_DECLARE, _PHASE_EXCHANGE, _PHASE_PLAY, _PHASE_DEAL_OVER, _PHASE_GAME_OVER,
+) = Phase  # the members, in order, as module constants (kit: the move path)
 
 
 class Declaration(StrEnum):
@@ -273,7 +261,14 @@ class PlayOption(Play):
 
 
 Move = Tap | Pass | Exchange | Play | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Tap, Pass, Exchange, Play, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="stukolka", name="Stukolka", rules_version="stukolka/1",
+    player_counts=(3, 4, 5, 6, 7), default_players=4,
+    move_classes={cls.TYPE: cls for cls in (Tap, Pass, Exchange, Play, NextDeal)},
+    # Parse problems reported before wrong_phase (§6 step 2; CONVENTIONS puts invalid_move first).
+    early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "invalid_player"}),
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 _SEATS: Final = range(max(PLAYER_COUNTS))
 _TAP: Final = tuple(Tap(p) for p in _SEATS)
@@ -309,13 +304,13 @@ def _order(dealer: Seat, n: int) -> tuple[Seat, ...]:
 
 def _check_options(options: Options, players: int) -> None:
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Stukolka is for 3 to 7 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Stukolka is for 3 to 7 players, not {players}.", GAME.rule("2"))
     if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}", _rule("3"))
+        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}", GAME.rule("3"))
     if options.pack not in PACKS:
-        raise BadSetup("invalid_option", "option pack: must be 52 or 36", _rule("3"))
+        raise BadSetup("invalid_option", "option pack: must be 52 or 36", GAME.rule("3"))
     if options.stake < 3 or options.stake % 3:
-        raise BadSetup("invalid_option", "option stake: must be a positive multiple of 3", _rule("3"))
+        raise BadSetup("invalid_option", "option stake: must be a positive multiple of 3", GAME.rule("3"))
 
 
 def _deal(state: State, deck: Sequence[Card], dealer: Seat, carry: int) -> tuple[State, Event]:
@@ -359,7 +354,7 @@ def _valid_deck(deck: Sequence[Card], options: Options, section: str) -> None:
     try:
         check_deck(deck, PACKS[options.pack])
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule(section)) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule(section)) from None
 
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
@@ -447,11 +442,6 @@ def derived(state: State) -> dict[str, object]:
 # --- whose turn, what is legal (§6) --------------------------------------------------------------
 
 
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
-
-
 def _next_dealer(state: State) -> Seat:
     return (state.dealer + 1) % state.players
 
@@ -530,26 +520,23 @@ def legal_moves(state: State) -> list[Move]:
 
 # --- checking (§6 order, §8 codes) --------------------------------------------------------------
 
-# Parse problems reported before wrong_phase (§6 step 2; CONVENTIONS puts invalid_move first).
-_EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_move", "invalid_player"})
-
 
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first code that applies (§6, §8); return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", "The game is over; no move is accepted.", _rule("7.4"))
-    if isinstance(move, BadMove) and move.code in _EARLY_PARSE_CODES:
-        raise IllegalMove(move.code, move.detail, _rule("6"))
+        raise IllegalMove("game_over", "The game is over; no move is accepted.", GAME.rule("7.4"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move, "6")
     move_type = move.type if isinstance(move, BadMove) else move.TYPE
     if move_type not in _PHASE_MOVES[state.phase]:
         allowed = ", ".join(sorted(_PHASE_MOVES[state.phase]))
-        raise IllegalMove("wrong_phase", f"In phase {state.phase.value} only {allowed} is allowed, not {move_type}.", _rule("6"))
+        raise IllegalMove("wrong_phase", f"In phase {state.phase.value} only {allowed} is allowed, not {move_type}.", GAME.rule("6"))
     want = _next_dealer(state) if state.phase is _PHASE_DEAL_OVER else state.to_move
     if move.player != want:
-        raise IllegalMove("not_your_turn", f"It is seat {want}'s turn, not seat {move.player}'s.", _rule("6"))
+        raise IllegalMove("not_your_turn", f"It is seat {want}'s turn, not seat {move.player}'s.", GAME.rule("6"))
     match move:
         case BadMove():
-            raise IllegalMove(move.code, move.detail, _rule("6"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("6"))
         case Tap() | Pass():
             return
         case Exchange():
@@ -563,7 +550,7 @@ def _check(state: State, move: Move | BadMove) -> None:
                 try:
                     check_deck(move.deck, PACKS[state.options.pack])
                 except DeckProblem as exc:
-                    raise IllegalMove("invalid_deck", str(exc), _rule("6.6")) from None
+                    raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.6")) from None
             return
         case _:
             assert_never(move)
@@ -573,7 +560,7 @@ def _of_this_pack(state: State, cards: Sequence[Card]) -> None:
     pack_cards = PACKS[state.options.pack]
     for c in cards:
         if state.options.pack != 52 and c not in pack_cards:
-            raise IllegalMove("invalid_card", f"{c} is not a card of the {state.options.pack}-card pack.", _rule("2"))
+            raise IllegalMove("invalid_card", f"{c} is not a card of the {state.options.pack}-card pack.", GAME.rule("2"))
 
 
 def _check_exchange(state: State, move: Exchange) -> None:
@@ -581,16 +568,16 @@ def _check_exchange(state: State, move: Exchange) -> None:
     _of_this_pack(state, move.discard)
     if len(set(move.discard)) != len(move.discard):
         dup = next(c for c in move.discard if move.discard.count(c) > 1)
-        raise IllegalMove("duplicate_card", f"{dup} is listed twice in discard.", _rule("6.2"))
+        raise IllegalMove("duplicate_card", f"{dup} is listed twice in discard.", GAME.rule("6.2"))
     hand = state.hands[move.player]
     for c in move.discard:
         if c not in hand:
-            raise IllegalMove("card_not_in_hand", f"Seat {move.player} does not hold {c}.", _rule("6.2"))
+            raise IllegalMove("card_not_in_hand", f"Seat {move.player} does not hold {c}.", GAME.rule("6.2"))
     k = len(move.discard)
     if k > state.options.max_exchange:
-        raise IllegalMove("too_many_cards", f"At most {state.options.max_exchange} cards may be exchanged, not {k}.", _rule("6.2"))
+        raise IllegalMove("too_many_cards", f"At most {state.options.max_exchange} cards may be exchanged, not {k}.", GAME.rule("6.2"))
     if k > len(state.stock):
-        raise IllegalMove("not_enough_stock", f"The stock holds {len(state.stock)} cards, fewer than {k}.", _rule("6.2"))
+        raise IllegalMove("not_enough_stock", f"The stock holds {len(state.stock)} cards, fewer than {k}.", GAME.rule("6.2"))
 
 
 def _check_play(state: State, move: Play) -> None:
@@ -598,11 +585,11 @@ def _check_play(state: State, move: Play) -> None:
     _of_this_pack(state, (move.card,))
     hand = state.hands[move.player]
     if move.card not in hand:
-        raise IllegalMove("card_not_in_hand", f"Seat {move.player} does not hold {move.card}.", _rule("6.4"))
+        raise IllegalMove("card_not_in_hand", f"Seat {move.player} does not hold {move.card}.", GAME.rule("6.4"))
     if state.options.violations == "refuse":
         code = _violation(state, hand, move.card)
         if code is not None:
-            raise IllegalMove(code, _explain(state, hand, move.card, code), _rule("6.4"))
+            raise IllegalMove(code, _explain(state, hand, move.card, code), GAME.rule("6.4"))
 
 
 def _explain(state: State, hand: tuple[Card, ...], card: Card, code: str) -> str:
@@ -618,20 +605,6 @@ def _explain(state: State, hand: tuple[Card, ...], card: Card, code: str) -> str
 
 
 # --- applying -----------------------------------------------------------------------------------
-
-
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged)."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """The state after ``move`` and the events it caused. Raises IllegalMove."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
 
 
 def _next(state: State, move: Move, events: list[Event]) -> State:
@@ -650,6 +623,11 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             return new
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _set(values: tuple, seat: Seat, value: object) -> tuple:  # type: ignore[type-arg]
@@ -854,13 +832,6 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(_leaders(state), "deal_limit" if _deal_limit_met(state) else "house_limit")
 
 
-def status(state: State) -> str:
-    """Envelope status: in_progress, deal_over or finished."""
-    if state.phase is _PHASE_DEAL_OVER:
-        return "deal_over"
-    return "finished" if state.phase is _PHASE_GAME_OVER else "in_progress"
-
-
 def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
     """``totals`` = balances; the pot, the carry and this deal's tricks."""
     return {"totals": list(state.balances), "pot": state.pot, "carry": state.carry, "tricks_won": tricks_won(state)}
@@ -869,10 +840,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
 def view(state: State, seat: Seat | None) -> dict[str, object]:
     """§5 what ``seat`` may see (``None``: the public view): hands, stock and discards become counts."""
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "players": state.players,
         "deal_number": state.deal_number,
@@ -923,11 +891,7 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
@@ -956,8 +920,7 @@ def check_state(state: State) -> None:
     for i, v in enumerate(s.violations):
         if v.player not in seats:
             bad(f"violations.{i}.player", f"must be a seat 0..{n - 1}")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     places: list[Card] = [s.turnup, *s.stock, *(tc.card for tc in s.trick)]
     for h in s.hands:
         places += h
@@ -969,10 +932,9 @@ def check_state(state: State) -> None:
         check_deck(places, PACKS[s.options.pack])
     except DeckProblem as exc:
         bad("hands", "hands, stock, turn-up, discards and tricks must hold the pack: " + str(exc).split(": ", 1)[-1])
-        raise InvalidState(errors) from None
+        raise InvalidState(bad.errors) from None
     _check_flow(s, bad)
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_flow(s: State, bad: Callable[[str, str], None]) -> None:

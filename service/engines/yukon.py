@@ -18,17 +18,13 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card, Suit, names
 from ..cards.packs import DeckProblem, check_deck, full_52
-from ..cards.tricks import beats, of_suit, points, strength
+from ..cards.tricks import beats, of_suit, points, strength, winner_by
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
-from .base import BadMove, BadSetup, Event, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
+from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
-
-GAME_ID: Final = "yukon"
-NAME: Final = "Yukon"
-RULES_VERSION: Final = "yukon/1"
-PLAYER_COUNTS: Final = (2, 3, 4)
-DEFAULT_PLAYERS: Final = 4  # §2: "usually four play, two against two"
-MOVE_TYPES: Final = ("play", "next_deal")
 
 # §2 trick rank of the cards of the suit led (jacks excluded: they are Yukons), low → high.
 SUIT_ORDER: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Q", "K", "A")
@@ -44,10 +40,6 @@ REMOVABLE_TWOS: Final = ("2C", "2D", "2H", "2S")
 FULL_PACK: Final = full_52()
 
 
-def _rule(section: str) -> str:
-    return f"yukon §{section}"
-
-
 class Phase(StrEnum):
     """§6 phases."""
 
@@ -56,12 +48,7 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"
 
 
-# Phase members as module constants for the move path: in Python 3.11 ``Phase.PLAY`` goes through the
-# enum metaclass's ``__getattr__`` hook, about ten times the cost of a global lookup.
-_PHASE_PLAY: Final = Phase.PLAY
-_PHASE_DEAL_OVER: Final = Phase.DEAL_OVER
-_PHASE_GAME_OVER: Final = Phase.GAME_OVER
-_STATUS: Final = {Phase.PLAY: "in_progress", Phase.DEAL_OVER: "deal_over", Phase.GAME_OVER: "finished"}
+_PHASE_PLAY, _PHASE_DEAL_OVER, _PHASE_GAME_OVER = Phase  # the members, in order, as module constants (kit: the move path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +134,13 @@ class Play:
 
 
 Move = Play | NextDeal
-MOVE_CLASSES: Final = {cls.TYPE: cls for cls in (Play, NextDeal)}
+GAME: Final = GameInfo(
+    game_id="yukon", name="Yukon", rules_version="yukon/1",
+    player_counts=(2, 3, 4), default_players=4,  # §2: "usually four play, two against two"
+    move_classes={cls.TYPE: cls for cls in (Play, NextDeal)},
+    early_parse_codes=frozenset({"invalid_move", "invalid_player"}),  # §8: after wrong_phase
+)
+GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 # Moves are values; the ones legal_moves lists are interned so listing them allocates nothing.
 _PLAY: Final = {(p, c): Play(p, c) for p in range(4) for c in FULL_PACK}
@@ -231,11 +224,7 @@ def _beats(challenger: Card, best: Card) -> bool:
 
 def trick_winner(cards: Sequence[Card]) -> int:
     """§6.1 the index (play order) of the card that takes the trick ``cards``."""
-    best = 0
-    for i in range(1, len(cards)):
-        if _beats(cards[i], cards[best]):
-            best = i
-    return best
+    return winner_by(cards, _beats)
 
 
 # --- setup (§4) -------------------------------------------------------------------------------
@@ -243,7 +232,7 @@ def trick_winner(cards: Sequence[Card]) -> int:
 
 def _check_players(players: int) -> None:
     if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Yukon is for 2, 3 or 4 players, not {players}.", _rule("2"))
+        raise BadSetup("invalid_players", f"Yukon is for 2, 3 or 4 players, not {players}.", GAME.rule("2"))
 
 
 def _deal(deck: Sequence[Card], players: int, dealer: Seat, the_pack: tuple[Card, ...]) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
@@ -251,7 +240,7 @@ def _deal(deck: Sequence[Card], players: int, dealer: Seat, the_pack: tuple[Card
     try:
         check_deck(deck, the_pack)
     except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), _rule("4")) from None
+        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
     return deal_one_at_a_time(deck, players, (dealer + 1) % players, HAND_SIZE)
 
 
@@ -259,7 +248,7 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     """Deal the first hand from ``deck`` (top card first). Raises BadSetup."""
     _check_players(players)
     if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", _rule("3"))
+        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", GAME.rule("3"))
     hands, stock = _deal(deck, players, options.dealer, pack(options, players))
     eldest = (options.dealer + 1) % players
     return State(
@@ -289,11 +278,6 @@ def initial_events(state: State) -> list[Event]:
 
 
 # --- whose turn, what is legal (§6) ----------------------------------------------------------
-
-
-def players(state: State) -> int:
-    """Number of seats."""
-    return state.players
 
 
 def _next_dealer(state: State) -> Seat:
@@ -328,37 +312,37 @@ def legal_moves(state: State) -> list[Move]:
 def _check(state: State, move: Move | BadMove) -> None:
     """Raise IllegalMove with the first §8 code that applies; return if the move is legal."""
     if state.phase is _PHASE_GAME_OVER:
-        raise IllegalMove("game_over", f"The game is over; side {state.winner} has won.", _rule("7"))
+        raise IllegalMove("game_over", f"The game is over; side {state.winner} has won.", GAME.rule("7"))
     kind = move.type if isinstance(move, BadMove) else move.TYPE
     if kind not in MOVE_TYPES:  # unknown_move_type, or a move without a readable type (invalid_move)
         assert isinstance(move, BadMove)
-        raise IllegalMove(move.code, move.detail, _rule("6"))
+        raise IllegalMove(move.code, move.detail, GAME.rule("6"))
     if kind == "play" and state.phase is not _PHASE_PLAY:
-        raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", _rule("6.1"))
+        raise IllegalMove("wrong_phase", "The hand is over; only next_deal is allowed.", GAME.rule("6.1"))
     if kind == "next_deal" and state.phase is not _PHASE_DEAL_OVER:
-        raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", _rule("6.2"))
-    if isinstance(move, BadMove) and move.code in ("invalid_move", "invalid_player"):
-        raise IllegalMove(move.code, move.detail, _rule("8"))
+        raise IllegalMove("wrong_phase", "next_deal is only allowed once the hand is over.", GAME.rule("6.2"))
+    if isinstance(move, BadMove):  # the parse problems the rules put first (GAME.early_parse_codes)
+        refuse_early(GAME, move)
     p = move.player
     if p is None or not 0 <= p < state.players:
-        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", _rule("8"))
+        raise IllegalMove("invalid_player", f"player must be a seat 0..{state.players - 1}.", GAME.rule("8"))
     if kind == "play":
         if p != state.to_move:
-            raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {p}'s.", _rule("6.1"))
+            raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {p}'s.", GAME.rule("6.1"))
     elif p != _next_dealer(state):
-        raise IllegalMove("not_your_turn", f"Only the new dealer, seat {_next_dealer(state)}, deals the next hand.", _rule("6.2"))
+        raise IllegalMove("not_your_turn", f"Only the new dealer, seat {_next_dealer(state)}, deals the next hand.", GAME.rule("6.2"))
     match move:
         case BadMove():  # invalid_card, invalid_deck: what the edge could not read as a card or deck
-            raise IllegalMove(move.code, move.detail, _rule("8"))
+            raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case Play():
             _check_play(state, move)
         case NextDeal():
             if move.deck is None:
-                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", _rule("6.2"))
+                raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", GAME.rule("6.2"))
             try:
                 check_deck(move.deck, pack(state.options, state.players))
             except DeckProblem as exc:
-                raise IllegalMove("invalid_deck", str(exc), _rule("6.2")) from None
+                raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.2")) from None
         case _:
             assert_never(move)
 
@@ -367,10 +351,10 @@ def _check_play(state: State, move: Play) -> None:
     """§6.1 the card checks and the following rules, in §8 order."""
     p, c = move.player, move.card
     if c not in _pack_set(state.players, state.options.removed_two):
-        raise IllegalMove("invalid_card", f"{c} is not a card of this game's pack (it was removed).", _rule("2"))
+        raise IllegalMove("invalid_card", f"{c} is not a card of this game's pack (it was removed).", GAME.rule("2"))
     hand = state.hands[p]
     if c not in hand:
-        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", _rule("6.1"))
+        raise IllegalMove("card_not_in_hand", f"{c} is not in seat {p}'s hand.", GAME.rule("6.1"))
     if not state.trick:  # leading: any card (§6.1)
         return
     led = state.trick[0].suit
@@ -379,9 +363,9 @@ def _check_play(state: State, move: Play) -> None:
         return
     if not is_yukon(allowed[0]):
         raise IllegalMove(
-            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(allowed)} (a jack is not of its suit).", _rule("6.1")
+            "must_follow_suit", f"{led.value} was led and seat {p} holds {names(allowed)} (a jack is not of its suit).", GAME.rule("6.1")
         )
-    raise IllegalMove("must_play_yukon", f"Seat {p} has no {led.value} and must play a Yukon: {names(allowed)}.", _rule("6.1"))
+    raise IllegalMove("must_play_yukon", f"Seat {p} has no {led.value} and must play a Yukon: {names(allowed)}.", GAME.rule("6.1"))
 
 
 @cache
@@ -390,20 +374,6 @@ def _pack_set(players: int, removed_two: str) -> frozenset[Card]:
 
 
 # --- transitions ----------------------------------------------------------------------------
-
-
-def apply(state: State, move: Move | BadMove) -> State:
-    """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
-    return step(state, move)[0]
-
-
-def step(state: State, move: Move | BadMove) -> tuple[State, list[Event]]:
-    """``apply``, also returning the events the move caused, in order."""
-    _check(state, move)
-    assert not isinstance(move, BadMove)
-    events: list[Event] = []
-    new = _next(state, move, events)
-    return new._replace(seq=state.seq + 1), events
 
 
 def _set(items: tuple[tuple[Card, ...], ...], seat: Seat, value: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
@@ -440,6 +410,11 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
             )
         case _:
             assert_never(move)
+
+
+# ``_check`` refuses a move in the rules' order, ``_next`` plays it; the new state counts one more ``seq``.
+step: Final = stepper(_check, _next)
+apply: Final = applier(step)
 
 
 def _finish_trick(state: State, hands: tuple[tuple[Card, ...], ...], trick: tuple[Card, ...], events: list[Event]) -> State:
@@ -513,11 +488,6 @@ def outcome(state: State) -> Outcome | None:
     return Outcome(frozenset(side_seats(state, state.winner)), "target_reached")
 
 
-def status(state: State) -> str:
-    """Envelope status: in_progress, deal_over or finished (§7)."""
-    return _STATUS[state.phase]
-
-
 def _counts(piles: tuple[tuple[Card, ...], ...]) -> list[int]:
     return [len(p) for p in piles]
 
@@ -567,10 +537,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
     over; a draw of the last trick shows its card to the drawer alone.
     """
     out: dict[str, object] = {
-        "game": GAME_ID,
-        "seat": seat,
-        "seq": state.seq,
-        "rules_version": RULES_VERSION,
+        **view_head(GAME, state, seat),
         "options": state.options,
         "players": state.players,
         "phase": state.phase,
@@ -618,20 +585,14 @@ def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
 
 def check_state(state: State) -> None:
     """Raise InvalidState (with field paths) unless the state could arise in play."""
-    errors: dict[str, list[str]] = {}
-
-    def bad(path: str, message: str) -> None:
-        errors.setdefault(path, []).append(message)
-
+    bad = Problems()
     s = state
     n = s.players
     if n not in PLAYER_COUNTS:
         raise InvalidState({"players": ["must be 2, 3 or 4"]})
-    if not 0 <= s.options.dealer < n:
-        bad("options.dealer", f"must be a seat 0..{n - 1}")
+    bad.seat("options.dealer", s.options.dealer, n)
     for path, value in (("dealer", s.dealer), ("leader", s.leader), ("to_move", s.to_move)):
-        if value is not None and not 0 <= value < n:
-            bad(path, f"must be a seat 0..{n - 1}")
+        bad.seat(path, value, n)
     for path, seq in (("hands", s.hands), ("won", s.won)):
         if len(seq) != n:
             bad(path, f"must hold one list per seat ({n})")
@@ -644,8 +605,7 @@ def check_state(state: State) -> None:
         bad("winner", f"must be a side 0..{k - 1} or null")
     if len(s.trick) >= n:
         bad("trick", f"a trick in progress holds at most {n - 1} cards")
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
     the_pack = pack(s.options, n)
     places = [c for h in s.hands for c in h] + list(s.stock) + list(s.trick) + [c for w in s.won for c in w]
     try:
@@ -653,7 +613,7 @@ def check_state(state: State) -> None:
             check_deck(places, the_pack)  # the fast test failed: name the problem
     except DeckProblem as exc:
         bad("hands", "cards in hands, stock, trick and won must be the pack: " + str(exc).split(": ", 1)[-1])
-        raise InvalidState(errors) from None
+        raise InvalidState(bad.errors) from None
     if any(x < 0 for x in s.scores):
         bad("scores", "must not be negative")
     taken = sum(len(w) for w in s.won)
@@ -665,8 +625,7 @@ def check_state(state: State) -> None:
         _check_play_phase(s, tricks_done, bad)
     else:
         _check_hand_over(s, bad)
-    if errors:
-        raise InvalidState(errors)
+    bad.check()
 
 
 def _check_last_trick(s: State, tricks_done: int, bad: Callable[[str, str], None]) -> None:

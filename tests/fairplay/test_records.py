@@ -75,7 +75,7 @@ def test_commitment_and_every_deal_recompute_from_the_revealed_secret(finished: 
     options = SCHEMAS[game].load_options(record["options"])
     players = record["players"]
     pack = engine.pack(options, players)
-    kwargs = {"secret": secret} if getattr(engine, "USES_SECRET", False) else {}
+    kwargs = {"secret": secret} if engine.GAME.uses_secret else {}
     assert engine.new_game(options, players, secret_deal_deck(pack, secret, 1), None, **kwargs) == m["first_state"]._replace(seq=0)
     for before, mv, after in m["deals"]:
         dealt = NextDeal(mv["player"], secret_deal_deck(pack, secret, before.deal_number + 1))

@@ -1,0 +1,125 @@
+"""The engine kit: the pieces every engine's rules are written with, so each is written once.
+
+- ``GameInfo`` (in ``base``): the one declaration of a game, ``GAME``; ``GAME.rule("6.6")`` cites
+  a section of its rules.
+- ``status``: the envelope status of a state from its phase; ``players``: its seat count.
+- ``view_head``: the fields every view starts with (game, seat, seq, rules version).
+- ``refuse_early``: the first step of the §8 order after ``game_over``, the parse problems the
+  edge found that come before any state check.
+- ``Problems``: the collector ``check_state`` writes field-path problems into.
+- ``stepper``/``applier``: ``step`` and ``apply`` from a game's ``_check`` and ``_next``.
+
+Follow obligations and ``beats`` live in ``cards/tricks.py``; the claim games' checks (Slapjack,
+Snap) in ``engines/claims.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol, Self, TypeVar
+
+from .base import BadMove, Event, GameInfo, IllegalMove, InvalidState
+
+__all__ = ["Problems", "applier", "players", "refuse_early", "status", "stepper", "view_head"]
+
+_STATUS = {"deal_over": "deal_over", "game_over": "finished"}
+
+
+class _Phased(Protocol):
+    @property
+    def phase(self) -> str: ...
+
+
+class _Sequenced(Protocol):
+    @property
+    def seq(self) -> int: ...
+
+    def _replace(self, *, seq: int) -> Self: ...
+
+
+S = TypeVar("S", bound=_Sequenced)
+M = TypeVar("M")
+
+
+class _Seated(Protocol):
+    @property
+    def players(self) -> int: ...
+
+
+def players(state: _Seated) -> int:
+    """Number of seats (a game for several player counts keeps it in ``state.players``)."""
+    return state.players
+
+
+def status(state: _Phased) -> str:
+    """Envelope status: ``finished`` in phase ``game_over``, ``deal_over`` in ``deal_over``, else
+    ``in_progress``."""
+    return _STATUS.get(state.phase, "in_progress")
+
+
+def view_head(game: GameInfo, state: _Sequenced, seat: int | None) -> dict[str, object]:
+    """The fields every view starts with, in this order: ``game``, ``seat``, ``seq``, ``rules_version``."""
+    return {"game": game.game_id, "seat": seat, "seq": state.seq, "rules_version": game.rules_version}
+
+
+def refuse_early(game: GameInfo, move: object, section: str = "8") -> None:
+    """Raise the edge's parse problem ``move`` if it is one of ``game.early_parse_codes`` (cited
+    as ``section``); return otherwise."""
+    if type(move) is BadMove and move.code in game.early_parse_codes:
+        raise IllegalMove(move.code, move.detail, game.rule(section))
+
+
+class Problems:
+    """What ``check_state`` found wrong, by field path: call it with ``(path, message)``; ``check()``
+    raises InvalidState with every problem so far, if there is one."""
+
+    __slots__ = ("errors",)
+
+    def __init__(self) -> None:
+        self.errors: dict[str, list[str]] = {}
+
+    def __call__(self, path: str, message: str) -> None:
+        self.errors.setdefault(path, []).append(message)
+
+    def __bool__(self) -> bool:
+        return bool(self.errors)
+
+    def __contains__(self, path: str) -> bool:
+        return path in self.errors
+
+    def seat(self, path: str, seat: int | None, players: int) -> None:
+        """A seat field must be 0..players-1 (or ``None`` where the field may be null)."""
+        if seat is not None and not 0 <= seat < players:
+            self(path, f"must be a seat 0..{players - 1}")
+
+    def check(self) -> None:
+        """Raise InvalidState if any problem was found."""
+        if self.errors:
+            raise InvalidState(self.errors)
+
+
+def stepper(
+    check: Callable[[S, M | BadMove], None], advance: Callable[[S, M, list[Event]], S]
+) -> Callable[[S, M | BadMove], tuple[S, list[Event]]]:
+    """A game's ``step``: ``check`` refuses the move (IllegalMove, in §8 order) or lets it pass;
+    ``advance`` plays it, appending the events it causes; the new state counts one more ``seq``."""
+
+    def step(state: S, move: M | BadMove) -> tuple[S, list[Event]]:
+        """The state after ``move`` and the events it caused, in order. Raises IllegalMove (state
+        unchanged) unless the move is legal."""
+        check(state, move)
+        assert not isinstance(move, BadMove)
+        events: list[Event] = []
+        return advance(state, move, events)._replace(seq=state.seq + 1), events
+
+    return step
+
+
+def applier(step: Callable[[S, M | BadMove], tuple[S, list[Event]]]) -> Callable[[S, M | BadMove], S]:
+    """A game's ``apply``: ``step`` without the events."""
+
+    def apply(state: S, move: M | BadMove) -> S:
+        """The state after ``move``. Raises IllegalMove (state unchanged) unless the move is legal."""
+        return step(state, move)[0]
+
+    return apply
