@@ -120,6 +120,12 @@ BLOCKS: dict[tuple[str, str], str] = {
     ("docs/fair-play.md", "curl -s localhost:8000/v1/keys > keys.json"): "here: test_the_offline_verifier_block_verifies_a_record",
     ("docs/deploy.md", "docker build"): "not run: no container engine (tests/deploy/test_manifests.py: hadolint); key generator here: test_the_key_generators_make_fernet_keys",
     ("docs/deploy.md", "kubectl create secret"): "not run: no cluster (tests/deploy/test_manifests.py); key generator here: test_the_key_generators_make_fernet_keys",
+    ("docs/library.md", ">>> from card_referee.engines import ENGINES, find"): "tests/test_library_doc.py (doctest)",
+    ("docs/library.md", ">>> from card_referee.cards.shuffle import deal_deck"): "tests/test_library_doc.py (doctest)",
+    ("docs/library.md", ">>> from card_referee.engines.base import IllegalMove"): "tests/test_library_doc.py (doctest)",
+    ("docs/library.md", ">>> mine = schnapsen.view(after, 0)"): "tests/test_library_doc.py (doctest)",
+    ("docs/library.md", ">>> from card_referee.schemas import SCHEMAS"): "tests/test_library_doc.py (doctest)",
+    ("docs/library.md", ">>> from cryptography.fernet import Fernet"): "tests/test_library_doc.py (doctest)",
     ("docs/dev/mutation.md", "nice -n 10 python3 scripts/mutate.py"):
         "here: test_mutate_list_runs (--list); the sweeps: not run (minutes per mutant), tests/test_mutate.py",
 }

@@ -65,28 +65,76 @@ def _values(expr: ast.AST) -> list[str]:
     return []
 
 
+def _is_rule_call(node: ast.AST) -> bool:
+    """``GAME.rule(...)``: how an engine cites its rules (engines/base.py ``GameInfo.rule``)."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "rule"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "GAME" and bool(node.args))
+
+
+def _game_info(tree: ast.Module) -> ast.Call | None:
+    """The module's ``GAME = GameInfo(...)`` call."""
+    for n in tree.body:
+        if isinstance(n, (ast.Assign, ast.AnnAssign)) and isinstance(n.value, ast.Call):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(isinstance(t, ast.Name) and t.id == "GAME" for t in targets):
+                return n.value
+    return None
+
+
+def _keyword(call: ast.Call, name: str) -> ast.AST | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
+
+
+def _claim_rules() -> dict[str, set[str]]:
+    """engines/claims.py's ClaimChecks: code → which of its rules it cites (``flip``: §6.1,
+    ``claim``: the game's ``claim_section``, or a literal section such as ``7``)."""
+    tree = ast.parse((REPO / "service" / "engines" / "claims.py").read_text(encoding="utf-8"))
+    out: dict[str, set[str]] = defaultdict(set)
+    checks = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "ClaimChecks")
+    for fn in [n for n in ast.walk(checks) if isinstance(n, ast.FunctionDef)]:
+        local_rule = {t.id for n in ast.walk(fn) if isinstance(n, ast.Assign) for t in ast.walk(n.targets[0])
+                      if isinstance(t, ast.Name) and t.id == "rule"}
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "IllegalMove"):
+                continue
+            if len(node.args) < 3 or not _values(node.args[0]):
+                continue  # move.code: the edge's parse problems, cited by the claim or flip rule (both below)
+            rule = node.args[2]
+            for code in _values(node.args[0]):
+                for part in ast.walk(rule):
+                    if isinstance(part, ast.Attribute) and part.attr in ("flip_rule", "claim_rule"):
+                        out[code].add(part.attr.removesuffix("_rule"))
+                    elif isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and part.func.attr == "rule":
+                        out[code].update(s for a in part.args for s in _values(a))
+                if isinstance(rule, ast.Name) and rule.id == "rule" and local_rule:
+                    out[code].add("claim")
+    return out
+
+
 @functools.cache
 def static_citations() -> dict[str, dict[str, set[str]]]:
-    """game → code → sections, for every ``_rule(...)`` call of every engine module.
+    """game → code → sections, for every citation in every engine module's source.
 
-    A section given through a parameter (``_valid_deck(..., section)``) is followed to the calls of
-    the enclosing function; a code given as a constant name is resolved in the module. The key
-    ``"*"`` collects every section, whatever its code. A citation the test cannot read fails it.
+    Citations are ``GAME.rule(section)`` calls; a section given through a parameter
+    (``_valid_deck(..., section)``) is followed to the calls of the enclosing function; a code given
+    as a constant name is resolved in the module. The engine kit's shared checks cite too:
+    ``refuse_early(GAME, move[, section])`` cites ``section`` (default ``8``) for each of the game's
+    ``early_parse_codes``, and ``ClaimChecks(GAME, ..., claim_section=...)`` cites §6.1 for flips, its
+    claim section for claims and §7 once the game is over (engines/claims.py; the edge's parse
+    problems it passes on are left to the observed refusals). The key ``"*"``
+    collects every section, whatever its code. A citation the test cannot read fails it.
     """
     out: dict[str, dict[str, set[str]]] = {}
     unread: list[str] = []
+    claim_rules = _claim_rules()
     for path in sorted((REPO / "service" / "engines").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        rule_def = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_rule"), None)
-        if rule_def is None:
-            continue
-        game_id = next(
-            n.value.value for n in tree.body
-            if isinstance(n, (ast.Assign, ast.AnnAssign)) and isinstance(n.value, ast.Constant)
-            and any(isinstance(t, ast.Name) and t.id == "GAME_ID" for t in (n.targets if isinstance(n, ast.Assign) else [n.target]))
-        )
-        prefix = _strings(rule_def)
-        assert f"{game_id} §" in prefix, f"{path.name}: _rule does not cite '{game_id} §…'"
+        info = _game_info(tree)
+        if info is None:
+            continue  # base, kit, claims, moves: no game of their own
+        game_id_node = _keyword(info, "game_id")
+        assert game_id_node is not None and _values(game_id_node), f"{path.name}: GAME names no game_id"
+        game_id = _values(game_id_node)[0]
         consts = {
             t.id: n.value.value for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
             for t in n.targets if isinstance(t, ast.Name) and isinstance(n.value.value, str)
@@ -95,9 +143,34 @@ def static_citations() -> dict[str, dict[str, set[str]]]:
         enclosing = {child: fn for fn in functions.values() for child in ast.walk(fn)}
         parents = {child: parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
         game = out.setdefault(game_id, defaultdict(set))
+        early = _keyword(info, "early_parse_codes")
+        early_codes = [s for n in ast.walk(early) for s in _values(n)] if early is not None else []
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "_rule" and node.args):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "refuse_early":
+                sections = _values(node.args[2]) if len(node.args) > 2 else ["8"]
+                if not sections:
+                    unread.append(f"{path.name}:{node.lineno}")
+                game["*"].update(sections)
+                for code in early_codes:
+                    game[code].update(sections)
                 continue
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ClaimChecks":
+                claim = _keyword(node, "claim_section")
+                claim_sections = _values(claim) if claim is not None else []
+                if not claim_sections:
+                    unread.append(f"{path.name}:{node.lineno}")
+                named = {"flip": ["6.1"], "claim": claim_sections}
+                for code, rules in claim_rules.items():
+                    sections = [s for r in rules for s in named.get(r, [r])]
+                    game["*"].update(sections)
+                    game[code].update(sections)
+                # The edge's parse problems (early_parse_codes) are cited by the claim rule for a claim
+                # and by the flip rule otherwise, which depends on the move's type: the refusals
+                # observed over seeded matches (observed_refusals) show which, code by code.
+                continue
+            if not _is_rule_call(node):
+                continue
+            assert isinstance(node, ast.Call)
             arg = node.args[0]
             sections = _values(arg)
             fn = enclosing.get(node)
