@@ -50,8 +50,9 @@ echo "image user and CMD: $(buildah "${STORE[@]}" inspect --type image --format 
 echo "== run the image's CMD and talk to it on 127.0.0.1:$PORT"
 ctr=$(buildah "${STORE[@]}" from "$IMAGE")
 trap 'buildah "${STORE[@]}" rm "$ctr" >/dev/null 2>&1 || true' EXIT
-buildah "${STORE[@]}" run --isolation chroot --env "REFEREE_BIND=127.0.0.1:$PORT" "$ctr" -- \
-    gunicorn --config /app/gunicorn.conf.py 'service:create_app()' >"$WORK/run.log" 2>&1 &
+KEY=$(python3 -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')  # the image is sealed by default
+buildah "${STORE[@]}" run --isolation chroot --env "REFEREE_BIND=127.0.0.1:$PORT" --env "REFEREE_SEAL_KEYS=$KEY" "$ctr" -- \
+    card-referee serve >"$WORK/run.log" 2>&1 &  # the image's CMD (the package card_referee and its own settings)
 runner=$!
 for _ in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1 && break
