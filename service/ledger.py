@@ -278,7 +278,7 @@ def check_url(url: str) -> str | None:
     return "the ledger URL must start with redis://, rediss:// or sqlite:///"
 
 
-def open_ledger(url: str, ttl: int = DEFAULT_TTL) -> Any:
+def open_ledger(url: str, ttl: int = DEFAULT_TTL) -> RedisLedger | SqliteLedger:
     """The ledger ``url`` names (see ``check_url``)."""
     problem = check_url(url)
     if problem:

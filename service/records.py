@@ -29,8 +29,8 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from .engines import ENGINES
 from .engines.base import RulesError
-from .fairness import ALGORITHM, commitment_holds, deck_for_deal
-from .replay import begin_sealed, replay_log
+from .fairness import ALGORITHM, commitment_holds
+from .replay import begin_sealed, replay_log, sealed_deal
 from .schemas import SCHEMAS
 from .schemas.common import parse_deck, to_wire
 
@@ -303,7 +303,7 @@ def adjudicate(record: Any, keys: Mapping[str, Ed25519PublicKey], rules_problem:
         raise RecordError("invalid_record", f"The record's setup cannot start a game: {exc}") from None
 
     def deal(before: Any) -> tuple[Any, ...]:
-        return deck_for_deal(pack, before.deal_number + 1, secret, seed)
+        return sealed_deal(engine, before, secret, seed)
 
     def plain_problem(exc: RulesError, raw: Any) -> dict[str, Any]:
         return {"code": exc.code, "detail": exc.detail, "rule": exc.rule}

@@ -19,7 +19,8 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -30,7 +31,7 @@ from .engines.base import BadSetup, RulesError, Seat
 from .engines.claims import MAX_AT, BatchClaim, Flip, SingleClaim
 from .engines.moves import NextDeal
 from .envelope import envelope
-from .fairness import deck_for_deal, fairness, new_secret
+from .fairness import fairness, new_secret
 from .ledger import CURRENT, SUPERSEDED, Ledger, LedgerUnavailable, open_ledger
 from .problems import ApiError, rules_problem
 from .records import (
@@ -46,7 +47,7 @@ from .records import (
     result_of,
     signing_key_from_seal_key,
 )
-from .replay import begin_sealed, replay_log
+from .replay import begin_sealed, replay_log, sealed_deal
 from .schemas import SCHEMAS, GameCodec
 from .schemas.common import parse_deck, to_wire
 from .sealing import MAX_TOKEN_CHARS, TABLE, BadToken, Match, Sealer, TokenTooLarge, token_chars
@@ -113,6 +114,15 @@ def _plausible_seq(engine: Any, state: Any) -> bool:
 
 def _unavailable() -> ApiError:
     return ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.")
+
+
+@contextmanager
+def _reaching_the_ledger() -> Iterator[None]:
+    """Every call to the store: one that cannot reach it is 503 ``ledger_unavailable``, never accepted."""
+    try:
+        yield
+    except LedgerUnavailable:
+        raise _unavailable() from None
 
 
 def _ledger_says(verdict: str) -> None:
@@ -435,10 +445,9 @@ class Table:
         if raw is None:
             return
         if raw == TO_MOVE:
-            if self.sealed and self.who != TABLE:
-                if not self.presented:
-                    raise ApiError(403, "seat_key_required", "as=to_move needs the table key in X-Seat-Key.")
-                raise ApiError(403, "bad_seat_key", "as=to_move needs the table key: a seat's key views only that seat.")
+            if self.sealed:
+                self._authorize_table("as=to_move needs the table key in X-Seat-Key.",
+                                      "as=to_move needs the table key: a seat's key views only that seat.")
             self.follow_turn = True
             return
         n = self.engine.players(self.state)
@@ -458,6 +467,17 @@ class Table:
         if self.who != TABLE and self.who != needed:
             raise ApiError(403, "bad_seat_key", f"X-Seat-Key is not the key of seat {needed} of this match.")
 
+    def _authorize_table(self, missing: str, wrong: str) -> None:
+        """Sealed mode: only the table key will do (403 ``seat_key_required`` with ``missing`` when no
+        key came, ``bad_seat_key`` with ``wrong`` for any other key). A match this call created is
+        the table's (its creator holds every key)."""
+        if self.who == TABLE:
+            return
+        if not self.presented:
+            raise ApiError(403, "seat_key_required", missing)
+        if self.who != TABLE:
+            raise ApiError(403, "bad_seat_key", wrong)
+
     def _check_ledger(self) -> None:
         """With a ledger, every use of a token that is not its match's latest in the ledger's epoch
         is refused (409 ``token_superseded``, or ``ledger_lost`` when the ledger has lost the match).
@@ -467,12 +487,10 @@ class Table:
         ledger = self.referee.ledger
         if ledger is None:
             return
-        try:
+        with _reaching_the_ledger():
             _ledger_says(ledger.check(self.match.epoch, self.match.match_id, self.state.seq))
             if self.match.epoch is None:
                 self.match = self.match.in_epoch(ledger.epoch())
-        except LedgerUnavailable:
-            raise _unavailable() from None
 
     # --- acting -----------------------------------------------------------------------------
 
@@ -519,9 +537,8 @@ class Table:
         if len(claimants) == 1:
             self._authorize(claimants.pop())
         elif claimants:  # claims of several seats: only the table (the judges) may send them together
-            if not presented or self.who != TABLE:
-                code = "bad_seat_key" if presented else "seat_key_required"
-                raise ApiError(403, code, "Claims of several seats in one move need the table key in X-Seat-Key.")
+            why = "Claims of several seats in one move need the table key in X-Seat-Key."
+            self._authorize_table(why, why)
         elif move.player is not None:
             self._authorize(move.player)
         else:  # an unreadable seat: the engine refuses the move, but only for a player of this match
@@ -533,13 +550,11 @@ class Table:
     def next_deck(self, state: Any) -> tuple[Any, ...]:
         """The deck of the deal after ``state``'s, for a ``next_deal`` sent without one: sealed, from
         the match secret (or the setup's seed); open, from the state's seed, else the CSPRNG."""
-        pack = self.engine.pack(state.options, self.engine.players(state))
-        k = state.deal_number + 1
         if self.match is not None:
-            seed = (self.match.setup or {}).get("seed")
-            return deck_for_deal(pack, k, self.match.secret, seed)
+            return sealed_deal(self.engine, state, self.match.secret, (self.match.setup or {}).get("seed"))
+        pack = self.engine.pack(state.options, self.engine.players(state))
         seed = getattr(state, "seed", None)
-        return deal_deck(pack, seed + k - 1) if seed is not None else tuple(_SYSTEM_RANDOM.sample(pack, len(pack)))
+        return deal_deck(pack, seed + state.deal_number) if seed is not None else tuple(_SYSTEM_RANDOM.sample(pack, len(pack)))
 
     def accept(self, move: Any, new_state: Any) -> None:
         """Make ``new_state`` (after ``move``) this table's, the move joining the record. Sealed
@@ -554,10 +569,8 @@ class Table:
         self._token = self._seal()
         ledger = self.referee.ledger
         if ledger is not None:
-            try:
+            with _reaching_the_ledger():
                 _ledger_says(ledger.advance(before.epoch, before.match_id, seq))
-            except LedgerUnavailable:
-                raise _unavailable() from None
 
     def replay_move(self, move: Any, new_state: Any, dealt: bool) -> None:
         """``new_state`` (after ``move``) is this table's; sealed, the move joins the record as applied
@@ -579,8 +592,7 @@ class Table:
         if self.follow_turn:
             movers = self.engine.to_move(self.state)
             self.viewer = next(iter(movers)) if len(movers) == 1 else None
-        public = self.follow_turn and self.viewer is None  # as=to_move never answers the full state
-        full = sealer is None and self.viewer is None and not public
+        full = sealer is None and self.viewer is None and not self.follow_turn  # as=to_move never answers the full state
         env = envelope(self.engine, self.codec, self.state, events, self.viewer, full=full)
         if sealer is None or self.match is None:
             return env
@@ -608,10 +620,8 @@ class Table:
         ledger = self.referee.ledger
         if ledger is None or self.match is None:
             return
-        try:
+        with _reaching_the_ledger():
             epoch = ledger.register(self.match.match_id, self.state.seq)
-        except LedgerUnavailable:
-            raise _unavailable() from None
         self.match = self.match.in_epoch(epoch)
         self.created = False
 

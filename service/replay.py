@@ -15,7 +15,7 @@ from .engines.base import RulesError, uses_secret
 from .engines.moves import NextDeal
 from .fairness import deck_for_deal
 
-__all__ = ["Replayed", "begin_sealed", "replay_log"]
+__all__ = ["Replayed", "begin_sealed", "replay_log", "sealed_deal"]
 
 
 def begin_sealed(engine: Any, options: Any, players: int, deck: Sequence[Any] | None, seed: int | None, secret: bytes) -> Any:
@@ -27,6 +27,13 @@ def begin_sealed(engine: Any, options: Any, players: int, deck: Sequence[Any] | 
     if uses_secret(engine):  # the game's GAME.uses_secret (Slapjack): new_game takes the secret
         return engine.new_game(options, players, deck, seed, secret=None if seed is not None else secret)
     return engine.new_game(options, players, deck, seed)
+
+
+def sealed_deal(engine: Any, state: Any, secret: bytes, seed: int | None) -> tuple[Any, ...]:
+    """The deck of the deal after ``state``'s in a sealed match: from the match secret, or from the
+    setup's ``seed`` when the operator let a client fix it (``next_deal`` sent without a deck)."""
+    pack = engine.pack(state.options, engine.players(state))
+    return tuple(deck_for_deal(pack, state.deal_number + 1, secret, seed))
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ import os
 import struct
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import orjson
@@ -144,12 +144,11 @@ class Match:
 
     def with_move(self, canonical_move: str) -> Match:
         """This match with one more accepted move (string concatenation: flat cost)."""
-        moves = canonical_move if not self.moves else self.moves + "," + canonical_move
-        return Match(self.match_id, self.secret, self.t0, self.setup, moves, self.epoch)
+        return replace(self, moves=canonical_move if not self.moves else self.moves + "," + canonical_move)
 
     def in_epoch(self, epoch: str | None) -> Match:
         """This match as registered in a ledger of ``epoch``."""
-        return Match(self.match_id, self.secret, self.t0, self.setup, self.moves, epoch)
+        return replace(self, epoch=epoch)
 
 
 class Sealer:
