@@ -39,6 +39,21 @@ def _request(conn: http.client.HTTPConnection, path: str, body: bytes | None) ->
     return resp.status, resp.getheader("Connection", ""), data
 
 
+def probe_healthz(port: int, timeout: float = 5.0) -> tuple[str | None, float]:
+    """One ``GET /healthz`` on a new connection: what went wrong (None: a 200) and how long it took."""
+    started = time.monotonic()
+    failure: str | None = None
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+        status, _, _ = _request(conn, "/healthz", None)
+        conn.close()
+        if status != 200:
+            failure = f"status {status}"
+    except OSError as exc:
+        failure = repr(exc)
+    return failure, time.monotonic() - started
+
+
 def sigterm_under_load(
     pid: int, port: int, *, clients: int = 8, before: float = 1.0, after: float = 10.0, max_requests: int = 20_000
 ) -> DrainResult:
@@ -164,16 +179,9 @@ def slow_clients(port: int, *, connections: int = 50, seconds: float = 10.0, pro
         t.start()
     time.sleep(0.5)
     while time.monotonic() < stop_at:
-        started = time.monotonic()
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            status, _, _ = _request(conn, "/healthz", None)
-            conn.close()
-            if status != 200:
-                result.failures.append(f"status {status}")
-        except OSError as exc:
-            result.failures.append(repr(exc))
-        took = time.monotonic() - started
+        failure, took = probe_healthz(port)
+        if failure is not None:
+            result.failures.append(failure)
         result.probes += 1
         result.slowest = max(result.slowest, took)
         time.sleep(max(0.0, probe_every - took))

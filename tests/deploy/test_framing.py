@@ -15,7 +15,6 @@ Every answer is checked against openapi.yaml (tests/contract.py). Every wait is 
 
 from __future__ import annotations
 
-import http.client
 import json
 import selectors
 import socket
@@ -30,6 +29,7 @@ import pytest
 
 from service.server import usable_cpus
 from tests.contract import assert_conforms, assert_problem
+from tests.deploy.load import probe_healthz
 from tests.servers import Gunicorn, call
 
 pytestmark = pytest.mark.slow
@@ -127,17 +127,9 @@ def hold_bodies(
 
     def probe() -> None:
         while not stop.is_set():
-            started = time.monotonic()
-            try:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-                conn.request("GET", "/healthz")
-                status = conn.getresponse().status
-                conn.close()
-                if status != 200:
-                    result.probe_failures.append(f"status {status}")
-            except OSError as exc:
-                result.probe_failures.append(repr(exc))
-            took = time.monotonic() - started
+            failure, took = probe_healthz(port)
+            if failure is not None:
+                result.probe_failures.append(failure)
             result.probes += 1
             result.slowest_probe = max(result.slowest_probe, took)
             stop.wait(max(0.0, probe_every - took))
