@@ -190,7 +190,6 @@ def _route_json_to_jsonio() -> None:
 
 def _trace(app: Any, tracer: Tracer) -> None:
     """Wrap the functions each stage consists of, where the request looks them up."""
-    from service.api import envelope as envelope_module
     from service.api import routes
     from service.engines import ENGINES
     from service.schemas import SCHEMAS
@@ -217,6 +216,8 @@ def _trace(app: Any, tracer: Tracer) -> None:
     for name in ("check_state", "step", "legal_moves", "status", "to_move", "scores", "outcome", "view", "derived"):
         setattr(engine, name, wrap(getattr(engine, name), "engine"))
     if hasattr(routes, "envelope"):  # a tree from before the referee core: the envelope in api/envelope.py
+        from service.api import envelope as envelope_module
+
         routes.envelope = wrap(routes.envelope, "envelope: wire form")
     else:  # since the referee core (service/referee.py): service/envelope.py
         from service import envelope as envelope_module  # type: ignore[no-redef]

@@ -23,10 +23,10 @@ from cryptography.fernet import Fernet
 from openapi_spec_validator import validate
 from openapi_spec_validator.readers import read_from_filename
 
-from service.api.envelope import envelope as build_envelope
 from service.cards import Card
 from service.engines import ENGINES
 from service.engines import schnapsen as sch
+from service.envelope import envelope as build_envelope
 from service.schemas import SCHEMAS as SCHEMAS_BY_GAME
 from service.sealing import Sealer
 from tests.playouts import random_playout
@@ -141,10 +141,11 @@ def problem_codes() -> set[str]:
 def envelope(state: sch.State, events: list[dict[str, Any]], seat: int | None, full: bool) -> dict[str, Any]:
     """The service's own envelope of ``state``: open mode without ``as`` (full), ``seat``'s view, or
     (not full, no seat) the sealed public view."""
-    if full:
-        return build_envelope(sch, SCHEMAS_BY_GAME["schnapsen"], state, events, None)
-    sealer = _SEALER if seat is None else None
-    return build_envelope(sch, SCHEMAS_BY_GAME["schnapsen"], state, events, seat, sealer, "match")
+    codec = SCHEMAS_BY_GAME["schnapsen"]
+    env = build_envelope(sch, codec, state, events, seat, full=full)
+    if not full and seat is None:  # sealed: the public view and a (plain, unpadded) token
+        env["token"] = _SEALER.seal(sch.GAME_ID, "match", codec.pack(state))
+    return env
 
 
 _SEALER = Sealer([Fernet.generate_key().decode()])
