@@ -32,8 +32,8 @@ from marshmallow import Schema
 
 from .. import jsonio
 from ..config import Config
+from ..problems import ApiError
 from ..sealing import MAX_TOKEN_CHARS
-from .problems import ApiError
 
 __all__ = ["INT_MAX", "INT_MIN", "MAX_DEPTH", "MAX_MEMBERS", "_body", "_bounded_int", "_no_constant", "_too_deep", "body_limit"]
 

@@ -4,7 +4,7 @@ Views never catch rules errors; they raise, and ``register(app)`` turns each fam
 problem with a stable ``code``. ``type`` is the relative reference ``/errors/<code>``, a page that
 describes the code (``rules.py``); a rules refusal's ``rule`` comes with ``rule_url``, the link to
 that section of the game's rules page. The refusals and their problem documents are data without
-Flask (``service/problems.py``, re-exported here): the referee core builds them, this module answers.
+Flask (``service/problems.py``): the referee core builds them, this module answers.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from .. import jsonio
 from ..engines import UnknownGame
 from ..engines.base import IllegalMove, RulesError
 from ..observability import count_illegal_move
-from ..problems import MAX_ERRORS, ApiError, problem_body, rules_problem, title
+from ..problems import ApiError, problem_body, rules_problem, title
 from ..schemas.common import flatten_errors
 
-__all__ = ["MAX_ERRORS", "ApiError", "problem", "problem_body", "register", "rules_problem", "title"]
+__all__ = ["problem", "register"]  # refusals as data: service/problems.py
 
 log = logging.getLogger("service.api")
 

@@ -13,7 +13,7 @@ from typing import Final
 
 from flask import request
 
-from .problems import ApiError
+from ..problems import ApiError
 
 __all__ = ["QUERY_PARAMETERS", "refuse_unknown_query"]
 

@@ -25,10 +25,10 @@ from markdown_it import MarkdownIt
 from werkzeug.exceptions import NotFound
 
 from ..engines import ENGINES, find
-from ..problems import anchor, rule_url, title
+from ..problems import anchor, title
 from ..resources import rules_dir
 
-__all__ = ["anchor", "bp", "heading_anchor", "rule_url", "rules_markdown"]
+__all__ = ["bp", "heading_anchor", "rules_markdown"]  # anchor and rule_url: service/problems.py
 
 bp = Blueprint("rules", __name__)
 
