@@ -61,10 +61,15 @@ def children(pid: int) -> list[int]:
 
 
 class Gunicorn:
-    """One gunicorn master with ``workers`` sync workers; use as a context manager."""
+    """One gunicorn master with ``workers`` sync workers; use as a context manager.
+
+    ``command``: how the master is started, if not ``python -m gunicorn ARGS 'service:create_app()'``
+    from the checkout (e.g. ``card-referee serve``, from ``cwd``); it must honour ``REFEREE_BIND`` and
+    ``REFEREE_WORKERS``."""
 
     def __init__(
-        self, tmp: Path, *, workers: int = 2, env: Mapping[str, str] | None = None, args: Sequence[str] = (), name: str = "g"
+        self, tmp: Path, *, workers: int = 2, env: Mapping[str, str] | None = None, args: Sequence[str] = (), name: str = "g",
+        command: Sequence[str | Path] | None = None, cwd: Path = ROOT,
     ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -75,14 +80,13 @@ class Gunicorn:
         # No drain period unless a test asks for one: SIGTERM stops at once (still losing nothing queued).
         self.env = {**base, "REFEREE_BIND": f"127.0.0.1:{self.port}", "REFEREE_WORKERS": str(workers), "REFEREE_DRAIN_SECONDS": "0", **(env or {})}
         self.args = list(args)
+        self.command = [str(c) for c in command] if command is not None else [sys.executable, "-m", "gunicorn", *self.args, "service:create_app()"]
+        self.cwd = cwd
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Self:
         with self.stdout.open("wb") as out, self.stderr.open("wb") as err:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", *self.args, "service:create_app()"],
-                cwd=ROOT, env=self.env, stdout=out, stderr=err,
-            )
+            self.proc = subprocess.Popen(self.command, cwd=self.cwd, env=self.env, stdout=out, stderr=err)
         self.wait_ready()
         return self
 

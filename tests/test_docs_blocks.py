@@ -40,9 +40,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +52,7 @@ from cryptography.fernet import Fernet
 from flask import Flask
 from flask.testing import FlaskClient
 
-from tests.servers import Gunicorn, call, free_port
+from tests.servers import Gunicorn, call
 from tests.tools import BIN, missing, tool_env
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -296,34 +294,14 @@ def test_command_1_serves(tmp_path: Path) -> None:
     (command_1,) = [line for line in block("README.md", "# 1. set up").body.splitlines() if line.startswith("python3 -m venv")][:1]
     serve = command_1.split("&&")[-1].split()
     assert serve[0] == ".venv/bin/card-referee" and serve[1:] == ["serve"]
-    port = free_port()
-    env = {k: v for k, v in tool_env().items() if not k.startswith("REFEREE_")}
-    env |= {"REFEREE_BIND": f"127.0.0.1:{port}", "REFEREE_WORKERS": "1", "REFEREE_DRAIN_SECONDS": "0"}
-    checked = subprocess.run([str(BIN / "card-referee"), "check-config"], cwd=ROOT, env=env, capture_output=True,
-                             text=True, timeout=120, check=False)
+    checked = subprocess.run([str(BIN / "card-referee"), "check-config"], cwd=ROOT, env=Gunicorn(tmp_path, workers=1).env,
+                             capture_output=True, text=True, timeout=120, check=False)
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "open" in (checked.stdout + checked.stderr).lower()
-    with (tmp_path / "err").open("wb") as err:
-        proc = subprocess.Popen([str(BIN / "card-referee"), *serve[1:]], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=err)
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if call(f"http://127.0.0.1:{port}/readyz", timeout=2)[0] == 200:
-                    break
-            except OSError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, (tmp_path / "err").read_text()[-2000:]
-            time.sleep(0.2)
-        status, games = call(f"http://127.0.0.1:{port}/v1/games")
+    with Gunicorn(tmp_path, workers=1, command=[BIN / "card-referee", *serve[1:]], name="command-1") as g:  # waits for /readyz
+        status, games = call(f"{g.url}/v1/games")
         assert status == 200 and "schnapsen" in json.dumps(games)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=40)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=5)
+        assert g.terminate() == 0  # stops on SIGTERM
 
 
 def test_the_python_client_setup_downloads_the_contract_and_writes_the_config(open_server: Gunicorn, tmp_path: Path) -> None:
