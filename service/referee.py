@@ -33,7 +33,7 @@ from .engines.moves import NextDeal
 from .envelope import envelope
 from .fairness import fairness, new_secret
 from .ledger import CURRENT, SUPERSEDED, Ledger, LedgerUnavailable, open_ledger
-from .problems import ApiError, rules_problem
+from .problems import MAX_ERRORS, ApiError, rules_problem
 from .records import (
     RECORD_FORMAT,
     VERDICT_FORMAT,
@@ -277,6 +277,7 @@ class Referee:
         engine, codec = self.game(game_id)
         if "record" in body:
             return self.adjudicate(body["record"], game_id)
+        _every_move_of_the_game(codec, body["moves"])
         self.fixed_decks_allowed("Replay")
         table, events = Table.create(self, engine, codec, body, caller, replay=True)
         done = replay_log(engine, codec, table.state, events, body["moves"], table.next_deck, rules_problem, table.replay_move)
@@ -661,6 +662,24 @@ class Table:
         if match.setup:
             doc["setup"] = match.setup
         return doc
+
+
+def _every_move_of_the_game(codec: GameCodec, moves: Sequence[Any]) -> None:
+    """A replay's log is parsed whole before any engine runs: an entry that is not a move of this
+    game as the contract writes it (``<Game>Move``) is a malformed request, 400 with the JSON
+    Pointer of each such entry (at most MAX_ERRORS); a well-formed move the rules refuse is judged
+    (``first_illegal``)."""
+    errors: dict[str, list[str]] = {}
+    for index, raw in enumerate(moves):
+        found = codec.move_problem(raw)
+        if found is not None:
+            errors[f"/moves/{index}{found[0]}"] = [found[1]]
+            if len(errors) == MAX_ERRORS:
+                break
+    if errors:
+        where, (message,) = next(iter(errors.items()))
+        detail = f"{where}: {message} (a replay's moves must each be a move of this game)"
+        raise ApiError(400, "invalid_request", detail, errors)
 
 
 def _time_of(caller: Caller, referee: Referee) -> int:

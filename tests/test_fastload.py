@@ -1,4 +1,4 @@
-"""The compiled load plans (service/schemas/fastload.py) agree with marshmallow, input for input.
+"""The compiled load plans (service/schemas/fields.py, ``FastSchema``) agree with marshmallow, input for input.
 
 Every game's states from seeded random matches, and thousands of mutations of them (values of the
 wrong type, out of range, null, missing, unknown keys, lists too long or too short, cards of
@@ -19,7 +19,8 @@ import pytest
 
 from service.engines import ENGINES
 from service.engines.base import InvalidState
-from service.schemas import SCHEMAS, fastload
+from service.schemas import SCHEMAS
+from service.schemas import fields as fastload
 from service.schemas.common import MoveRequest, NewRequest, ReplayRequest, StateRequest
 from tests.playouts import random_playout
 
@@ -173,8 +174,7 @@ def test_a_refused_state_keeps_marshmallows_messages() -> None:
 def test_plans_follow_marshmallow_on_the_less_common_declarations(no_plans: Any) -> None:
     from marshmallow import ValidationError, fields, validate
 
-    from service.schemas.common import StrictInt
-    from service.schemas.fastload import FastSchema
+    from service.schemas.fields import FastSchema, StrictInt
 
     class Inner(FastSchema):
         x = StrictInt(required=True)

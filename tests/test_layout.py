@@ -168,3 +168,45 @@ def test_readme_gives_two_commands_first_and_ci_runs_the_second_scrubbed() -> No
     assert "grep -E '^python3 -m venv' README.md | sed -n 2p" in ci
     assert 'scrubbed=(env -i HOME="$scratch/home" PATH="$scratch/bin:/usr/local/sbin:' in ci
     assert '"${scrubbed[@]}" bash -c "$readme_command"' in ci.splitlines()[-1]
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """service's modules → the service modules each imports anywhere in its text (lazy imports
+    inside functions count: a cycle through one is still two modules that need each other)."""
+    modules: dict[str, Path] = {}
+    for path in ROOT.rglob("*.py"):
+        parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = ".".join(package[: len(package) - node.level + 1] + ([node.module] if node.module else [])) if node.level else (node.module or "")
+                if node.module and base in modules:
+                    deps.add(base)  # ``from . import x`` imports x, not the package running it
+                deps.update(f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names if a.name in modules)
+        graph[name] = deps - {name}
+    return graph
+
+
+def test_no_two_modules_import_each_other() -> None:
+    """No circle of imports in service/, lazy ones included (each module's dependencies come first)."""
+    graph = _module_graph()
+    assert graph["service.schemas.common"] and graph["service.referee"], "the graph was read"
+    done: set[str] = set()
+
+    def visit(name: str, path: tuple[str, ...]) -> None:
+        if name in path:
+            raise AssertionError("import cycle: " + " → ".join(path[path.index(name):] + (name,)))
+        if name in done:
+            return
+        for dep in sorted(graph[name]):
+            visit(dep, path + (name,))
+        done.add(name)
+
+    for name in sorted(graph):
+        visit(name, ())

@@ -14,10 +14,8 @@ from .. import jsonio
 from ..engines import ENGINES
 from ..engines.base import IllegalMove, RulesError
 from ..observability import count_illegal_move
-from ..problems import MAX_ERRORS, ApiError
 from ..referee import Caller, Referee, now_ms
 from ..schemas.common import MoveRequest, NewRequest, ReplayRequest, StateRequest, to_wire
-from ..schemas.move_shape import move_problem
 from .body import _body
 from .query import refuse_unknown_query
 
@@ -129,26 +127,7 @@ def replay(game_id: str) -> Response:
     body = _body(_REPLAY_OR_RECORD)
     if "record" in body:
         return _json(ref.adjudicate(body["record"], game_id))
-    _every_move_of_the_game(game_id, body["moves"])
     return _json(ref.replay(game_id, body, _caller()))
-
-
-def _every_move_of_the_game(game_id: str, moves: list[Any]) -> None:
-    """A replay's log is parsed whole before any engine runs: an entry that is not a move of this
-    game as the contract writes it (``<Game>Move``) is a malformed request, 400 with the JSON
-    Pointer of each such entry (at most MAX_ERRORS); a well-formed move the rules refuse is judged
-    (``first_illegal``)."""
-    errors: dict[str, list[str]] = {}
-    for index, raw in enumerate(moves):
-        found = move_problem(game_id, raw)
-        if found is not None:
-            errors[f"/moves/{index}{found[0]}"] = [found[1]]
-            if len(errors) == MAX_ERRORS:
-                break
-    if errors:
-        where, (message,) = next(iter(errors.items()))
-        detail = f"{where}: {message} (a replay's moves must each be a move of this game)"
-        raise ApiError(400, "invalid_request", detail, errors)
 
 
 class _ReplayOrRecord(Schema):

@@ -124,9 +124,12 @@ class GameInfo:
     default_players: int
     move_classes: Mapping[str, type]
     """Wire ``type`` → move dataclass, in the order the spec lists the moves."""
+    parse_order: tuple[str, ...] = ("invalid_move", "invalid_player", "unknown_move_type", "invalid_card", "invalid_deck")
+    """The codes of a move the edge cannot parse, in the order the game's §8 ranks them: the edge
+    reports the first that applies (``schemas.moves.Moves.parse``)."""
     early_parse_codes: frozenset[str] = frozenset()
     """Parse problems the game's §8 reports before any state check but ``game_over`` (see
-    ``kit.refuse_early``)."""
+    ``kit.refuse_early``); each is one of ``parse_order``."""
     uses_secret: bool = False
     """``new_game`` takes ``secret=``: a sealed match's secret keys the game's own shuffles."""
     draws_seed: bool = False
@@ -136,6 +139,8 @@ class GameInfo:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "move_types", tuple(self.move_classes))
+        if not self.early_parse_codes <= set(self.parse_order):
+            raise ValueError(f"{self.game_id}: early_parse_codes outside parse_order")
 
     def constants(self) -> tuple[str, str, str, tuple[int, ...], int, tuple[str, ...], Mapping[str, type]]:
         """``GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES``:

@@ -244,6 +244,7 @@ GAME: Final = GameInfo(
     player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=4,
     move_classes={cls.TYPE: cls for cls in (Blind, NoBlind, Expose, Fold, Check, Call, Raise, NextDeal)},
     # Parse problems reported right after game_over (§6 check 2; invalid_move as docs/rules/conventions.md places it).
+    parse_order=("unknown_move_type", "invalid_player", "invalid_move", "invalid_amount", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"unknown_move_type", "invalid_player", "invalid_move"}),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()

@@ -179,6 +179,7 @@ GAME: Final = GameInfo(
     player_counts=(2,), default_players=2,
     move_classes={cls.TYPE: cls for cls in (Play, NextDeal)},
     # Parse problems that §8 puts before wrong_phase and not_your_turn.
+    parse_order=("invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"invalid_move", "unknown_move_type", "invalid_player"}),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()

@@ -216,6 +216,8 @@ GAME: Final = GameInfo(
     game_id="russian_bank", name="Russian Bank", rules_version="russian_bank/1",
     player_counts=(2,), default_players=2,
     move_classes={cls.TYPE: cls for cls in (MoveCard, Flip, Discard, Pass)},
+    # §8: every parse-level code comes before not_your_turn (the engine raises them first)
+    parse_order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card"),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 

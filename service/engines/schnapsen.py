@@ -200,6 +200,7 @@ GAME: Final = GameInfo(
     player_counts=(2,), default_players=2,
     move_classes={cls.TYPE: cls for cls in (Claim, Exchange, Close, Marriage, Play, NextDeal)},
     # Parse problems reported before the turn check, in §8 order (the edge ranks them).
+    parse_order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "invalid_player", "invalid_card"}),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()

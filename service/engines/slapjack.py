@@ -172,6 +172,7 @@ GAME: Final = GameInfo(
     player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
     move_classes={cls.TYPE: cls for cls in (Flip, Slap, Slaps)},
     # Parse problems the edge found, reported right after game_over (§6.2 step 2-3; flips: §6.1 step 2).
+    parse_order=("invalid_move", "unknown_move_type", "no_claims", "invalid_player", "duplicate_claim", "bad_timestamp"),
     early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}),
     # §4: ``shuffle_seed`` is the creation ``seed``, or a random integer when none is given. Engines
     # draw no randomness, so the service draws it (``new``); without one (``replay`` of a deck, direct

@@ -162,6 +162,7 @@ GAME: Final = GameInfo(
     game_id="snap", name="Snap", rules_version="snap/1",
     player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
     move_classes={cls.TYPE: cls for cls in (Flip, Snap, Snaps)},
+    parse_order=("invalid_move", "unknown_move_type", "no_claims", "invalid_player", "duplicate_claim", "bad_timestamp"),
     early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()

@@ -266,6 +266,7 @@ GAME: Final = GameInfo(
     player_counts=(3, 4, 5, 6, 7), default_players=4,
     move_classes={cls.TYPE: cls for cls in (Tap, Pass, Exchange, Play, NextDeal)},
     # Parse problems reported before wrong_phase (§6 step 2; CONVENTIONS puts invalid_move first).
+    parse_order=("invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "invalid_player"}),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()

@@ -138,6 +138,7 @@ GAME: Final = GameInfo(
     game_id="yukon", name="Yukon", rules_version="yukon/1",
     player_counts=(2, 3, 4), default_players=4,  # §2: "usually four play, two against two"
     move_classes={cls.TYPE: cls for cls in (Play, NextDeal)},
+    parse_order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"invalid_move", "invalid_player"}),  # §8: after wrong_phase
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()

@@ -1,7 +1,8 @@
 """The edge's per-game codecs, found by game id: wire form in, engine values out, and back.
 
-Each ``service/schemas/<game_id>.py`` exports ``OPTIONS`` (a marshmallow schema), ``MOVES`` (a
-``MoveParser``), ``load_state`` and ``dump_state``; ``GameCodec`` gives them one uniform face.
+Each ``service/schemas/<game_id>.py`` exports ``OPTIONS`` (a marshmallow schema), ``MOVES`` (its
+moves' declaration, ``moves.Moves``), ``load_state`` and ``dump_state``; ``GameCodec`` gives them
+one uniform face.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any, Final
 from ..engines import ENGINES
 from . import bragging, california_jack, russian_bank, schnapsen, seven_up, slapjack, snap, stukolka, yukon
 from .common import load_options, to_wire
+from .moves import Moves, Problem
 from .packed import Packer
 
 __all__ = ["SCHEMAS", "GameCodec"]
@@ -56,9 +58,19 @@ class GameCodec:
         """The full state in wire form."""
         return self.module.dump_state(state, derived)  # type: ignore[no-any-return]
 
+    @property
+    def moves(self) -> Moves:
+        """The game's move declaration."""
+        return self.module.MOVES  # type: ignore[no-any-return]
+
     def load_move(self, data: Any, players: int) -> Any:
         """A move value or a BadMove; never raises."""
-        return self.module.MOVES.parse(data, players)
+        return self.moves.parse(data, players)
+
+    def move_problem(self, value: Any) -> Problem:
+        """None when ``value`` is a move of the game as the contract writes it (``<Game>Move``);
+        else (JSON Pointer within it, message): replay's malformed-log check."""
+        return self.moves.problem(value)
 
     @staticmethod
     def dump(value: Any) -> Any:

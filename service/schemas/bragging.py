@@ -16,23 +16,16 @@ from ..cards.packs import by_text
 from ..cards.shuffle import MAX_SEED
 from ..engines import bragging as engine
 from ..engines.base import BadSetup
-from ..engines.moves import NextDeal
 from .common import (
     MAX_INT,
-    CardList,
-    MoveParser,
-    StrictBool,
-    StrictInt,
-    StrictString,
-    _Bad,
-    card_of,
     load_options,
     load_state_with,
     options_schema,
     to_wire,
     wire_record,
 )
-from .fastload import FastSchema
+from .fields import CardList, FastSchema, StrictBool, StrictInt, StrictString
+from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
 FULL_PACK: Final = engine.PACKS[52]  # the 36-card pack is a subset; check_state checks the chosen pack
@@ -215,44 +208,92 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     return out
 
 
+_BY_TEXT: Final = by_text(FULL_PACK)
+
+
 def _amount(value: Any) -> int:
     """A stake: a JSON integer (else invalid_amount, §8); its range is the engine's to judge."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _Bad("invalid_amount", "must be a positive integer")
+        raise Bad("invalid_amount", "must be a positive integer")
     if abs(value) > MAX_INT:
-        raise _Bad("invalid_amount", f"must be a positive integer of at most {engine.MAX_STAKE}")
+        raise Bad("invalid_amount", f"must be a positive integer of at most {engine.MAX_STAKE}")
     return value
 
 
 def _deck(value: Any) -> tuple[Card, ...]:
     """A next_deal deck: card strings (else invalid_move); the engine checks it is the chosen pack."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _Bad("invalid_move", "deck must be a list of card strings")
+        raise Bad("invalid_move", "deck must be a list of card strings")
     if len(value) > 52 or not all(v in _BY_TEXT for v in value):
-        raise _Bad("invalid_deck", "deck holds a string that is not a card of the pack")
+        raise Bad("invalid_deck", "deck holds a string that is not a card of the pack")
     return tuple(_BY_TEXT[v] for v in value)
 
 
 def _cards_of(value: Any) -> tuple[Card, ...]:
     if not isinstance(value, list) or len(value) > 52:
-        raise _Bad("invalid_move", "cards must be a list of card strings")
-    return tuple(_CARD(v) for v in value)
+        raise Bad("invalid_move", "cards must be a list of card strings")
+    return tuple(CARD.parse(v) for v in value)
 
 
-_CARD = card_of(FULL_PACK)
-_BY_TEXT: Final = by_text(FULL_PACK)
-MOVES: Final = MoveParser(
-    {
-        "blind": (engine.Blind, {"amount": (_amount, True)}),
-        "no_blind": (engine.NoBlind, {}),
-        "expose": (engine.Expose, {"cards": (_cards_of, True)}),
-        "fold": (engine.Fold, {}),
-        "check": (engine.Check, {}),
-        "call": (engine.Call, {"amount": (_amount, False)}),
-        "raise": (engine.Raise, {"to": (_amount, True)}),
-        "next_deal": (NextDeal, {"deck": (_deck, False)}),
-    },
-    # §6 check 2 (unknown_move_type, invalid_player; invalid_move beside them), then the codes
-    # of a move's own checks, which the engine reports after wrong_phase and not_your_turn.
-    order=("unknown_move_type", "invalid_player", "invalid_move", "invalid_amount", "invalid_card", "invalid_deck"),
+SEAT: Final = seat("BraggingSeat", {"type": "integer", "minimum": 0, "maximum": 7})
+CARD: Final = Wire(
+    {"description": "A card of the chosen pack (52 cards, or 36 with ranks 6 to A).", "$ref": ANY_CARD},
+    card_of(FULL_PACK),
+    "BraggingCard",
+)
+STAKE: Final = Wire(
+    {"description": "A blind amount or raise total a move names (1 to 10^9).", "type": "integer", "minimum": 1, "maximum": engine.MAX_STAKE},
+    _amount,
+    "BraggingStake",
+)
+_TEMPLATE: Final = "In `legal_moves` only (the template); not sent with a move."
+MOVES: Final = Moves(
+    engine.GAME,
+    description="A Bragging move (§6). Every move may carry an integer `at`, which Bragging ignores. In\n"
+    "`legal_moves`, `blind` appears as a template with `min_amount` (any `amount` from it up\n"
+    "to 10^9 fills it), `raise` with `min_to`, `call` with the `amount` it costs, and\n"
+    "`next_deal` without `deck`.\n",
+    seat=SEAT,
+    moves=(
+        Move(
+            "blind",
+            "§6.1 stake `amount` before the deal: the eldest's blind, or a later seat's over-blind (more than the\n"
+            "highest so far).\n",
+            {
+                "amount": Field(STAKE, contract_required=False),
+                "min_amount": Field(Wire({"description": _TEMPLATE, "$ref": STAKE}), required=False, sent=False),
+            },
+        ),
+        Move("no_blind", "§6.1 stake nothing before the deal (the eldest's no_blind ends the blind phase)."),
+        Move(
+            "expose",
+            "§6.2 turn up 0, 1 or 2 of the first two cards; §6.3 the dealer turns up exactly 2 of his 4 (any\norder).\n",
+            {"cards": Wire({"type": "array", "maxItems": 2, "items": CARD}, _cards_of)},
+        ),
+        Move("fold", "§6.4 pass: out of the hand."),
+        Move("check", "§6.4 stay in without paying (not while facing a bet)."),
+        Move(
+            "call",
+            "§6.4 match the current bet. `amount` is listed (what the call costs); a move may leave it out or\n"
+            "send exactly that.\n",
+            {"amount": optional(STAKE)},
+        ),
+        Move(
+            "raise",
+            "§6.4 raise the bet to the new total `to` (at least the current bet + `min_raise`).",
+            {
+                "to": Field(STAKE, contract_required=False),
+                "min_to": Field(Wire({"description": _TEMPLATE, "$ref": STAKE}), required=False, sent=False),
+            },
+        ),
+        Move(
+            "next_deal",
+            "§6.5 the next dealer starts the next hand, from `deck` (top card first) or a shuffle.",
+            {
+                "deck": optional(deck(
+                    CARD, "The whole chosen pack (52 or 36 cards), top card first (`invalid_deck` otherwise).", _deck, (36, 52)
+                ))
+            },
+        ),
+    ),
 )

@@ -16,26 +16,15 @@ from ..cards.packs import by_text
 from ..cards.shuffle import MAX_SEED
 from ..engines import california_jack as engine
 from ..engines.base import BadSetup
-from ..engines.moves import NextDeal
 from .common import (
-    CardField,
-    CardList,
-    IntList,
-    MoveParser,
-    SeatField,
-    StrictBool,
-    StrictInt,
-    StrictString,
-    SuitField,
-    card_of,
-    deck_of,
     load_options,
     load_state_with,
     options_schema,
     to_wire,
     wire_record,
 )
-from .fastload import FastSchema
+from .fields import CardField, CardList, FastSchema, IntList, SeatField, StrictBool, StrictInt, StrictString, SuitField
+from .moves import ANY_CARD, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -287,12 +276,19 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     return out
 
 
-_CARD = card_of(PACK)
-MOVES: Final = MoveParser(
-    {
-        "play": (engine.Play, {"card": (_CARD, True)}),
-        "next_deal": (NextDeal, {"deck": (deck_of(PACK), False)}),
-    },
-    # §8 order of the parse-level codes
-    order=("invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "invalid_deck"),
+SEAT: Final = seat("CaliforniaJackSeat", {"type": "integer", "enum": [0, 1]})
+CARD: Final = Wire({"description": "A card of the standard 52-card pack.", "$ref": ANY_CARD}, card_of(PACK), "CaliforniaJackCard")
+MOVES: Final = Moves(
+    engine.GAME,
+    description="A California Jack move (§6). Every move may carry an integer `at` (a client timestamp),\n"
+    "which California Jack ignores. In `legal_moves`, `next_deal` appears without `deck`.\n",
+    seat=SEAT,
+    moves=(
+        Move("play", "§6.1 lead or follow with `card`.", {"card": CARD}, examples=[{"type": "play", "player": 1, "card": "4H"}]),
+        Move(
+            "next_deal",
+            "§6.2 the new dealer starts the next hand, from `deck` (top card first) or a shuffle.",
+            {"deck": optional(deck(CARD, "All 52 cards, top card first (`invalid_deck` otherwise).", deck_of(PACK), (52, 52)))},
+        ),
+    ),
 )

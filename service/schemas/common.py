@@ -8,34 +8,25 @@ engine reports it in the order its spec's §8 gives (``game_over`` or ``wrong_ph
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from typing import Any, Final
 
 from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
 
-from ..cards import Card, Suit
+from ..cards import Card
 from ..cards.packs import DeckProblem, by_text, check_deck
 from ..cards.shuffle import MAX_SEED
-from ..engines.base import BadMove, BadSetup, InvalidState
+from ..engines.base import BadSetup, InvalidState
 from .cardtext import CARD_TEXT, card_text
-from .fastload import FastSchema
+from .fields import FastSchema, ObjectField, StrictBool, StrictInt, StrictString
 
 __all__ = [
     "MAX_MOVES",
-    "CardField",
-    "CardList",
-    "IntList",
-    "MoveParser",
     "MoveRequest",
     "NewRequest",
-    "ObjectField",
     "ReplayRequest",
-    "SeatField",
     "StateRequest",
-    "StrictBool",
-    "StrictInt",
-    "SuitField",
     "flatten_errors",
     "load_options",
     "options_schema",
@@ -184,130 +175,6 @@ def to_wire(obj: Any) -> Any:
     return encode(obj)
 
 
-# --- fields ---------------------------------------------------------------------------------
-
-
-class StrictInt(fields.Integer):
-    """An integer that is really a JSON integer: no bools, floats or numeric strings."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("strict", True)
-        super().__init__(**kwargs)
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.make_error("invalid")
-        return int(value)
-
-
-class StrictBool(fields.Boolean):
-    """A JSON true/false, nothing else."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
-        if not isinstance(value, bool):
-            raise self.make_error("invalid")
-        return value
-
-
-class StrictString(fields.String):
-    """A JSON string (marshmallow would also accept bytes)."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        if not isinstance(value, str):
-            raise self.make_error("invalid")
-        return value
-
-
-class CardField(fields.Field[Card]):
-    """A card string of one game's pack."""
-
-    default_error_messages = {"invalid": "Not a card of this game's pack."}
-
-    def __init__(self, pack: Iterable[Card], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._by_text = by_text(tuple(pack))
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Card:
-        card = self._by_text.get(value) if isinstance(value, str) else None
-        if card is None:
-            raise self.make_error("invalid")
-        return card
-
-    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
-        return None if value is None else str(value)
-
-
-class CardList(fields.Field[tuple[Card, ...]]):
-    """A list of card strings of one game's pack, loaded in one step (a hot path: every state holds
-    several). Errors name the index: ``hands.0.2``."""
-
-    default_error_messages = {"type": "Must be a list of cards.", "length": "Must hold {bounds} cards."}
-
-    def __init__(self, pack: Iterable[Card], min_len: int = 0, max_len: int = 10_000, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._by_text = by_text(tuple(pack))
-        self._min, self._max = min_len, max_len
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[Card, ...]:
-        if not isinstance(value, list):
-            raise self.make_error("type")
-        if not self._min <= len(value) <= self._max:
-            bounds = str(self._min) if self._min == self._max else f"{self._min} to {self._max}"
-            raise self.make_error("length", bounds=bounds)
-        get = self._by_text.get
-        out = [get(v) if isinstance(v, str) else None for v in value]
-        if None in out:
-            raise ValidationError({i: ["Not a card of this game's pack."] for i, c in enumerate(out) if c is None})
-        return tuple(out)  # type: ignore[arg-type]
-
-
-class IntList(fields.Field[tuple[int, ...]]):
-    """A list of JSON integers in [lo, hi] of exactly ``length`` entries."""
-
-    default_error_messages = {"type": "Must be a list of {length} integers from {lo} to {hi}."}
-
-    def __init__(self, length: int, lo: int, hi: int, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self._length, self._lo, self._hi = length, lo, hi
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[int, ...]:
-        lo, hi = self._lo, self._hi
-        if (
-            not isinstance(value, list)
-            or len(value) != self._length
-            or not all(type(v) is int and lo <= v <= hi for v in value)
-        ):
-            raise self.make_error("type", length=self._length, lo=lo, hi=hi)
-        return tuple(value)
-
-
-class ObjectField(fields.Field[dict[str, Any]]):
-    """Any JSON object, passed on as is (its contents are the game's to judge)."""
-
-    default_error_messages = {"invalid": "Must be a JSON object."}
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.make_error("invalid")
-        return value
-
-
-class SuitField(fields.Field[Suit]):
-    """A suit letter S, H, D or C."""
-
-    default_error_messages = {"invalid": "Not a suit (S, H, D, C)."}
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Suit:
-        if not isinstance(value, str) or value not in Suit.__members__:
-            raise self.make_error("invalid")
-        return Suit(value)
-
-
-def SeatField(players: int, **kwargs: Any) -> StrictInt:
-    """A seat number 0 .. players-1."""
-    return StrictInt(validate=validate.Range(0, players - 1), **kwargs)
-
-
 def flatten_errors(messages: Any, prefix: str = "") -> dict[str, list[str]]:
     """marshmallow's nested messages as ``{"hands.0.2": ["Not a card ..."]}``."""
     out: dict[str, list[str]] = {}
@@ -428,114 +295,3 @@ def parse_deck(raw: Any, pack: Sequence[Card]) -> tuple[Card, ...]:
     except DeckProblem as exc:
         raise BadSetup("invalid_deck", str(exc)) from None
     return tuple(out)
-
-
-# --- moves ----------------------------------------------------------------------------------
-
-FieldParser = Callable[[Any], Any]
-"""Turns a wire value into an engine value, or raises _Bad(code, detail)."""
-
-
-class _Bad(Exception):
-    def __init__(self, code: str, detail: str) -> None:
-        super().__init__(detail)
-        self.code = code
-        self.detail = detail
-
-
-def card_of(pack: Iterable[Card]) -> FieldParser:
-    """A move's card field: a string (else invalid_move) naming a card of the pack (else invalid_card)."""
-    cards = by_text(tuple(pack))
-
-    def parse(value: Any) -> Card:
-        if not isinstance(value, str):
-            raise _Bad("invalid_move", "a card must be a string such as \"10H\"")
-        card = cards.get(value)
-        if card is None:
-            raise _Bad("invalid_card", f"{value!r} is not a card of this game's pack")
-        return card
-
-    return parse
-
-
-def suit_value(value: Any) -> Suit:
-    if not isinstance(value, str) or value not in Suit.__members__:
-        raise _Bad("invalid_move", f"{value!r} is not a suit (S, H, D, C)")
-    return Suit(value)
-
-
-def deck_of(pack: Sequence[Card]) -> FieldParser:
-    """A deck field: a list of strings (else invalid_move); not exactly the pack → invalid_deck."""
-    def parse(value: Any) -> tuple[Card, ...]:
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise _Bad("invalid_move", "deck must be a list of card strings")
-        try:
-            return parse_deck(value, pack)
-        except BadSetup as exc:
-            raise _Bad("invalid_deck", exc.detail) from None
-
-    return parse
-
-
-class MoveParser:
-    """Parses one game's moves from wire form into its move dataclasses, or a ``BadMove``.
-
-    ``moves`` maps each move type to (class, {field: (parser, required)}). ``order`` lists the
-    parse-level codes in the game's §8 order; the first problem in that order is reported.
-    """
-
-    def __init__(
-        self,
-        moves: Mapping[str, tuple[type, Mapping[str, tuple[FieldParser, bool]]]],
-        order: Sequence[str] = ("invalid_move", "invalid_player", "unknown_move_type", "invalid_card", "invalid_deck"),
-    ) -> None:
-        self._moves = moves
-        self._rank = {code: i for i, code in enumerate(order)}
-        # wire name -> field name, for fields whose wire name is not an identifier (``from``)
-        self._renames = {
-            kind: {f.metadata["wire_name"]: f.name for f in dataclasses.fields(cls) if "wire_name" in f.metadata}
-            for kind, (cls, _) in moves.items()
-        }
-
-    def parse(self, data: Any, players: int) -> Any:
-        """A move dataclass, or ``BadMove`` with the first problem in §8 order."""
-        if not isinstance(data, Mapping):
-            return BadMove("invalid_move", "A move must be a JSON object.")
-        problems: list[tuple[str, str]] = []
-        kind = data.get("type")
-        spec = None
-        if not isinstance(kind, str):
-            problems.append(("invalid_move", "type is required and must be a string"))
-            kind = None
-        else:
-            spec = self._moves.get(kind)
-            if spec is None:
-                problems.append(("unknown_move_type", f"{kind!r} is not a move type of this game"))
-        player = data.get("player")
-        if isinstance(player, bool) or not isinstance(player, int) or not 0 <= player < players:
-            problems.append(("invalid_player", f"player must be a seat 0..{players - 1}"))
-            player = None
-        at = data.get("at")
-        if at is not None and (isinstance(at, bool) or not isinstance(at, int)):
-            problems.append(("invalid_move", "at must be an integer timestamp in milliseconds"))
-        values: dict[str, Any] = {}
-        if spec is not None:
-            cls, field_specs = spec
-            for name in data:
-                if name not in field_specs and name not in ("type", "player", "at"):
-                    problems.append(("invalid_move", f"{kind} has no field {name!r}"))
-            for name, (parse, required) in field_specs.items():
-                if name not in data:
-                    if required:
-                        problems.append(("invalid_move", f"{kind} needs {name!r}"))
-                    continue
-                try:
-                    values[name] = parse(data[name])
-                except _Bad as bad:
-                    problems.append((bad.code, f"{name}: {bad.detail}"))
-        if problems:
-            code, detail = min(problems, key=lambda p: self._rank.get(p[0], len(self._rank)))
-            return BadMove(code, detail, kind, player)
-        cls = spec[0]  # type: ignore[index]
-        renames = self._renames[kind]  # type: ignore[index]
-        return cls(player=player, **{renames.get(k, k): v for k, v in values.items()})

@@ -16,21 +16,13 @@ from marshmallow import RAISE, ValidationError, fields, post_load, pre_load, val
 from ..engines import russian_bank as engine
 from ..engines.base import BadSetup
 from .common import (
-    CardField,
-    CardList,
-    MoveParser,
-    SeatField,
-    StrictBool,
-    StrictInt,
-    StrictString,
-    _Bad,
-    card_of,
     load_options,
     load_state_with,
     options_schema,
     wire_record,
 )
-from .fastload import FastSchema
+from .fields import CardField, CardList, FastSchema, SeatField, StrictBool, StrictInt, StrictString
+from .moves import Bad, Move, Moves, Wire, card_of, seat
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -148,17 +140,53 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
 def _place(value: Any) -> str:
     """``from``/``to``: any string here; which strings name a pile is a rule (invalid_source/target)."""
     if not isinstance(value, str):
-        raise _Bad("invalid_move", "from and to must be strings such as \"stock\" or \"tableau:3\"")
+        raise Bad("invalid_move", "from and to must be strings such as \"stock\" or \"tableau:3\"")
     return value
 
 
-MOVES: Final = MoveParser(
+SEAT: Final = seat("RussianBankSeat", {"type": "integer", "enum": [0, 1]})
+CARD: Final = Wire(
     {
-        "move": (engine.MoveCard, {"card": (card_of(PACK), True), "from": (_place, True), "to": (_place, True)}),
-        "flip": (engine.Flip, {}),
-        "discard": (engine.Discard, {}),
-        "pass": (engine.Pass, {}),
+        "description": "A card of the two packs with its deck tag (`QS/a` is seat 0's pack, `QS/b` seat 1's).",
+        "type": "string",
+        "pattern": "^(10|[2-9JQKA])[SHDC]/[ab]$",
+        "examples": ["QS/a", "10H/b"],
     },
-    # §8 order of the parse-level codes (all before not_your_turn, which the engine checks)
-    order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card"),
+    card_of(PACK),
+    "RussianBankCard",
+)
+MOVES: Final = Moves(
+    engine.GAME,
+    description="A Russian Bank move (§6). Every move may carry an integer `at`, which Russian Bank ignores.\n",
+    seat=SEAT,
+    moves=(
+        Move(
+            "move",
+            "§6.2 move one free card `card` from `from` onto `to` (sources and targets as strings).",
+            {
+                "card": CARD,
+                "from": Wire(
+                    {
+                        "description": "`stock`, `hand`, `waste` (only with `waste_top_available`) or `tableau:0` … `tableau:7`.",
+                        "type": "string",
+                        "examples": ["stock", "hand", "tableau:3"],
+                    },
+                    _place,
+                ),
+                "to": Wire(
+                    {
+                        "description": "`foundation`, `tableau:0` … `tableau:7`, `opponent_stock` or `opponent_waste`.",
+                        "type": "string",
+                        "examples": ["foundation", "tableau:1", "opponent_stock"],
+                    },
+                    _place,
+                ),
+            },
+            examples=[{"type": "move", "player": 0, "card": "8D/a", "from": "hand", "to": "tableau:1"}],
+            name="MoveCard",
+        ),
+        Move("flip", "§6.3 turn up the next hand card (the waste is turned over first when the hand is empty)."),
+        Move("discard", "§6.4 put the hand card on one's own waste; the turn ends."),
+        Move("pass", "§6.5 end the turn when hand and waste are empty and no hand card is up."),
+    ),
 )

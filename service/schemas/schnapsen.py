@@ -14,25 +14,14 @@ from marshmallow import RAISE, ValidationError, fields, post_load, validate
 from ..cards.shuffle import MAX_SEED
 from ..engines import schnapsen as engine
 from ..engines.base import BadSetup
-from ..engines.moves import NextDeal
 from .common import (
-    CardField,
-    CardList,
-    IntList,
-    MoveParser,
-    SeatField,
-    StrictInt,
-    StrictString,
-    SuitField,
-    card_of,
-    deck_of,
     load_options,
     load_state_with,
     options_schema,
-    suit_value,
     wire_record,
 )
-from .fastload import FastSchema
+from .fields import CardField, CardList, FastSchema, IntList, SeatField, StrictInt, StrictString, SuitField
+from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -208,16 +197,27 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     return out
 
 
-_CARD = card_of(PACK)
-MOVES: Final = MoveParser(
-    {
-        "claim": (engine.Claim, {}),
-        "exchange": (engine.Exchange, {}),
-        "close": (engine.Close, {}),
-        "marriage": (engine.Marriage, {"suit": (suit_value, True)}),
-        "play": (engine.Play, {"card": (_CARD, True)}),
-        "next_deal": (NextDeal, {"deck": (deck_of(PACK), False)}),
-    },
-    # §8 order of the parse-level codes (invalid_deck comes after not_your_turn, in the engine)
-    order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card", "invalid_deck"),
+SEAT: Final = seat("SchnapsenSeat", {"type": "integer", "enum": [0, 1]})
+CARD: Final = Wire(
+    {"description": "A card of the 20-card pack (J Q K 10 A).", "$ref": ANY_CARD, "pattern": "^(10|[JQKA])[SHDC]$"},
+    card_of(PACK),
+    "SchnapsenCard",
+)
+MOVES: Final = Moves(
+    engine.GAME,
+    description="A Schnapsen move (§6). Every move may carry an integer `at` (a client timestamp),\n"
+    "which Schnapsen ignores. In `legal_moves`, `next_deal` appears without `deck`.\n",
+    seat=SEAT,
+    moves=(
+        Move("claim", "§6.2 the leader states that he has 66 counted points (a false claim is legal and penalised)."),
+        Move("exchange", "§6.3 the leader gives the trump Jack for the trump card."),
+        Move("close", "§6.4 the leader closes the talon."),
+        Move("marriage", "§6.5 the leader declares K and Q of `suit`; he must then lead one of them.", {"suit": SUIT}),
+        Move("play", "§6.6 lead or follow with `card`.", {"card": CARD}, examples=[{"type": "play", "player": 1, "card": "10S"}]),
+        Move(
+            "next_deal",
+            "§6.7 the next dealer starts the next deal, from `deck` (top card first) or a shuffle.",
+            {"deck": optional(deck(CARD, "All 20 cards, top card first (`invalid_deck` otherwise).", deck_of(PACK), (20, 20)))},
+        ),
+    ),
 )

@@ -7,6 +7,7 @@ Names match openapi.yaml one to one: ``SevenUpOptions`` ↔ ``OPTIONS``, ``Seven
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Final
 
@@ -15,24 +16,14 @@ from marshmallow import RAISE, Schema, ValidationError, fields, post_load, valid
 from ..cards.shuffle import MAX_SEED
 from ..engines import seven_up as engine
 from ..engines.base import BadSetup
-from ..engines.moves import NextDeal
 from .common import (
-    CardField,
-    CardList,
-    MoveParser,
-    StrictBool,
-    StrictInt,
-    StrictString,
-    SuitField,
-    _Bad,
-    card_of,
-    deck_of,
     load_options,
     load_state_with,
     options_schema,
     to_wire,
 )
-from .fastload import FastSchema
+from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictString, SuitField
+from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -261,28 +252,49 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     return out
 
 
-_CARD = card_of(PACK)
+CARD: Final = replace(ANY_CARD, parse=card_of(PACK))
+SEAT: Final = seat(
+    "SevenUpSeat", {"description": "A seat, 0 to players - 1 (2, 3 or 4 players).", "type": "integer", "minimum": 0, "maximum": 3}
+)
 
 
 def _cards(value: Any) -> tuple[Any, ...]:
     """A discard's ``cards``: a list of strings (else invalid_move), each a card (else invalid_card)."""
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _Bad("invalid_move", "cards must be a list of card strings")
+        raise Bad("invalid_move", "cards must be a list of card strings")
     if len(value) > len(PACK):
-        raise _Bad("invalid_move", "cards lists more cards than the pack holds")
-    return tuple(_CARD(v) for v in value)
+        raise Bad("invalid_move", "cards lists more cards than the pack holds")
+    return tuple(CARD.parse(v) for v in value)
 
 
-MOVES: Final = MoveParser(
-    {
-        "stand": (engine.Stand, {}),
-        "beg": (engine.Beg, {}),
-        "give": (engine.Give, {}),
-        "run": (engine.Run, {}),
-        "discard": (engine.Discard, {"cards": (_cards, True)}),
-        "play": (engine.Play, {"card": (_CARD, True)}),
-        "next_deal": (NextDeal, {"deck": (deck_of(PACK), False)}),
-    },
-    # §8 order of the parse-level codes (invalid_card and invalid_deck come after not_your_turn, in the engine)
-    order=("invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "invalid_deck"),
+MOVES: Final = Moves(
+    engine.GAME,
+    description="A Seven Up move (§6). Every move may carry an integer `at` (a client timestamp), which\n"
+    "Seven Up ignores. In `legal_moves`, `next_deal` appears without `deck` and `discard` as a\n"
+    "template with `count` instead of `cards` (any `count` distinct cards of the hand fill it).\n",
+    seat=SEAT,
+    moves=(
+        Move("stand", "§6.1 the eldest is content with the turned-up suit."),
+        Move("beg", "§6.1 the eldest begs."),
+        Move("give", "§6.2 the dealer answers a beg with take one (the eldest's party scores 1)."),
+        Move("run", "§6.2 the dealer runs the cards until a new suit is turned or the pack runs out."),
+        Move(
+            "discard",
+            "§6.3 discard down to six: `cards` lists exactly `len(hand) - 6` distinct cards of the hand.\n"
+            "Listed moves are templates carrying `count` (that number) instead of `cards`. A move sent carries "
+            "`cards`; one with `count` and no `cards` is `invalid_move`.\n",
+            {
+                "cards": Field(
+                    Wire({"type": "array", "maxItems": 52, "items": CARD}, _cards, "SevenUpCards"), contract_required=False
+                ),
+                "count": Field(Wire({"type": "integer", "minimum": 1}), required=False, sent=False),
+            },
+        ),
+        Move("play", "§6.4 play `card` to the trick (§6.5 follow rules).", {"card": CARD}, examples=[{"type": "play", "player": 1, "card": "KS"}]),
+        Move(
+            "next_deal",
+            "§6.6 the dealer of the coming deal deals, from `deck` (top card first) or a shuffle.",
+            {"deck": optional(deck(CARD, "All 52 cards, top card first (`invalid_deck` otherwise).", deck_of(PACK), (52, 52)))},
+        ),
+    ),
 )

@@ -14,21 +14,16 @@ from marshmallow import RAISE, ValidationError, fields, post_load, validate
 from ..cards.shuffle import MAX_SEED
 from ..engines import slapjack as engine
 from ..engines.base import BadSetup
-from ..engines.claims import MAX_AT, Flip
-from .claims import ClaimMoveParser
+from ..engines.claims import MAX_AT
+from .claims import claim_moves
 from .common import (
-    CardField,
-    CardList,
-    StrictBool,
-    StrictInt,
-    StrictString,
     load_options,
     load_state_with,
     options_schema,
     to_wire,
     wire_record,
 )
-from .fastload import FastSchema
+from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictString
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -164,4 +159,13 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     return out
 
 
-MOVES: Final = ClaimMoveParser(Flip, engine.Slap, engine.Slaps)
+MOVES: Final = claim_moves(
+    engine.GAME,
+    "A Slapjack move (§6). In `legal_moves` a slap appears without `at` (the client adds it);\n"
+    "`slaps` is never listed (it is accepted when the slap of its first claimant, with every\n"
+    "claimant allowed to slap, would be).\n",
+    flip="§6.1 turn the top stock card onto the centre; `at` optional (never before `last_flip_at`).",
+    single="§6.2 one claim; `at` is required when it is sent (listed without it).",
+    batch="§6.2 competing claims judged together: earliest `at` first, equal `at` in list order. A\n"
+    "top-level `player` is ignored. In sealed mode claims of several seats need the table key.\n",
+)

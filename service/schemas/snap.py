@@ -13,21 +13,16 @@ from marshmallow import RAISE, ValidationError, fields, post_load, validate
 
 from ..engines import snap as engine
 from ..engines.base import BadSetup
-from ..engines.claims import MAX_AT, Flip
-from .claims import ClaimMoveParser
+from ..engines.claims import MAX_AT
+from .claims import claim_moves
 from .common import (
-    CardField,
-    CardList,
-    StrictBool,
-    StrictInt,
-    StrictString,
     load_options,
     load_state_with,
     options_schema,
     to_wire,
     wire_record,
 )
-from .fastload import FastSchema
+from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictString
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -173,4 +168,14 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     return out
 
 
-MOVES: Final = ClaimMoveParser(Flip, engine.Snap, engine.Snaps)
+MOVES: Final = claim_moves(
+    engine.GAME,
+    "A Snap move (§6). In `legal_moves` a call appears without `at` (the client adds it); `snaps`\n"
+    "is never listed (it is accepted when the call of its first claimant, with every claimant\n"
+    "holding cards, would be).\n",
+    flip="§6.1 turn the top stock card onto one's face-up pile (recycling first if needed); `at` optional.",
+    single="§6.3 one call; `at` is required when it is sent (listed without it).",
+    batch="§6.3 competing calls judged together: earliest `at` first, equal `at` in list order (or a\n"
+    "pool under `tie_rule: pool`). A top-level `player` is ignored. In sealed mode calls of several\n"
+    "seats need the table key.\n",
+)

@@ -17,21 +17,13 @@ from ..cards.packs import by_text, full_52
 from ..cards.shuffle import MAX_SEED
 from ..engines import stukolka as engine
 from ..engines.base import BadSetup
-from ..engines.moves import NextDeal
 from .common import (
-    CardField,
-    CardList,
-    MoveParser,
-    StrictBool,
-    StrictInt,
-    StrictString,
-    _Bad,
-    card_of,
     load_options,
     load_state_with,
     to_wire,
 )
-from .fastload import FastSchema
+from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictString
+from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, deck, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = full_52()  # the largest pack; the engine checks a card against the game's own pack
@@ -295,18 +287,17 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
 
 # --- moves ----------------------------------------------------------------------------------
 
-_CARD: Final = card_of(PACK)
 _BY_TEXT: Final = by_text(PACK)
 
 
 def _cards(value: Any, bad_card: str, what: str) -> tuple[Card, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value) or len(value) > len(PACK):
-        raise _Bad("invalid_move", f"{what} must be a list of card strings")
+        raise Bad("invalid_move", f"{what} must be a list of card strings")
     out = []
     for i, text in enumerate(value):
         card = _BY_TEXT.get(text)
         if card is None:
-            raise _Bad(bad_card, f"{what}[{i}] = {text!r} is not a card")
+            raise Bad(bad_card, f"{what}[{i}] = {text!r} is not a card")
         out.append(card)
     return tuple(out)
 
@@ -324,19 +315,55 @@ def _deck(value: Any) -> tuple[Card, ...]:
 def _violation(value: Any) -> str | None:
     """A listed play's informational ``violation``: null or a §6.4 code (ignored for legality)."""
     if value is not None and value not in engine.VIOLATION_CODES:
-        raise _Bad("invalid_move", "violation must be null or a code of stukolka §6.4")
+        raise Bad("invalid_move", "violation must be null or a code of stukolka §6.4")
     return value  # type: ignore[no-any-return]
 
 
-MOVES: Final = MoveParser(
+SEAT: Final = seat(
+    "StukolkaSeat", {"description": "A seat 0..players-1 (3 to 7 players).", "type": "integer", "minimum": 0, "maximum": 6}
+)
+CARD: Final = Wire(
+    {"description": "A card of the game's pack (52 cards, or 36 with the option `pack`).", "$ref": ANY_CARD},
+    card_of(PACK),
+    "StukolkaCard",
+)
+VIOLATION: Final = Wire(
     {
-        "tap": (engine.Tap, {}),
-        "pass": (engine.Pass, {}),
-        "exchange": (engine.Exchange, {"discard": (_discard, True)}),
-        "play": (engine.Play, {"card": (_CARD, True), "violation": (_violation, False)}),
-        "next_deal": (NextDeal, {"deck": (_deck, False)}),
+        "anyOf": [
+            Wire(
+                {"description": "A rule of §6.4 (lead and follow obligations).", "type": "string", "enum": list(engine.VIOLATION_CODES)},
+                name="StukolkaViolationCode",
+            ),
+            {"type": "null"},
+        ]
     },
-    # invalid_move, unknown_move_type, invalid_player come before wrong_phase (§6 step 2);
-    # invalid_card and invalid_deck after not_your_turn, in the engine.
-    order=("invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "invalid_deck"),
+    _violation,
+)
+MOVES: Final = Moves(
+    engine.GAME,
+    description="A Stukolka move (§6). Every move may carry an integer `at` (a client timestamp), which\n"
+    "Stukolka ignores. In `legal_moves`, `next_deal` appears without `deck`; in `penalize`\n"
+    "mode every listed `play` carries `violation` (null, or the rule the card would break).\n",
+    seat=SEAT,
+    moves=(
+        Move("tap", "§6.1 declare to play (knock on the table)."),
+        Move("pass", "§6.1 drop out of this deal."),
+        Move(
+            "exchange",
+            "§6.2 discard these cards (any order; `[]` stands pat) and buy as many from the top of the stock.",
+            {"discard": Wire({"type": "array", "maxItems": 52, "items": CARD}, _discard)},
+            examples=[{"type": "exchange", "player": 2, "discard": ["QD", "9H"]}],
+        ),
+        Move(
+            "play",
+            "§6.4 play `card` to the trick. `violation` is informational (as listed in `penalize` mode) and\nignored.\n",
+            {"card": CARD, "violation": optional(VIOLATION)},
+            examples=[{"type": "play", "player": 1, "card": "AH"}],
+        ),
+        Move(
+            "next_deal",
+            "§6.6 the next dealer starts the next deal, from `deck` (top card first) or a shuffle.",
+            {"deck": optional(deck(CARD, "The whole pack (52 or 36 cards), top card first (`invalid_deck` otherwise).", _deck, (36, 52)))},
+        ),
+    ),
 )

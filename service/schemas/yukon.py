@@ -20,20 +20,13 @@ from ..cards.packs import by_text
 from ..cards.shuffle import MAX_SEED
 from ..engines import yukon as engine
 from ..engines.base import BadSetup
-from ..engines.moves import NextDeal
 from .common import (
-    CardField,
-    CardList,
-    MoveParser,
-    StrictInt,
-    StrictString,
-    _Bad,
-    card_of,
     load_options,
     load_state_with,
     options_schema,
 )
-from .fastload import FastSchema
+from .fields import CardField, CardList, FastSchema, StrictInt, StrictString
+from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, deck, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.FULL_PACK
@@ -205,21 +198,42 @@ def _deck(value: Any) -> tuple[Card, ...]:
     Whether it is exactly this game's pack (51 cards for three players) is checked by the engine.
     """
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _Bad("invalid_move", "deck must be a list of card strings")
+        raise Bad("invalid_move", "deck must be a list of card strings")
     out = []
     for i, text in enumerate(value):
         card = _CARDS.get(text)
         if card is None:
-            raise _Bad("invalid_deck", f"deck[{i}] = {text!r} is not a card")
+            raise Bad("invalid_deck", f"deck[{i}] = {text!r} is not a card")
         out.append(card)
     return tuple(out)
 
 
-MOVES: Final = MoveParser(
-    {
-        "play": (engine.Play, {"card": (card_of(PACK), True)}),
-        "next_deal": (NextDeal, {"deck": (_deck, False)}),
-    },
-    # the parse-level codes in §8 order (the engine places each after the state checks §6 puts first)
-    order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card", "invalid_deck"),
+SEAT: Final = seat(
+    "YukonSeat", {"description": "A seat, below the player count (2, 3 or 4).", "type": "integer", "minimum": 0, "maximum": 3}
+)
+CARD: Final = Wire(
+    {"description": "A card of the 52-card pack (three players play without the option `removed_two`).", "$ref": ANY_CARD},
+    card_of(PACK),
+    "YukonCard",
+)
+MOVES: Final = Moves(
+    engine.GAME,
+    description="A Yukon move (§6). Every move may carry an integer `at` (a client timestamp), which Yukon\n"
+    "ignores. In `legal_moves`, `next_deal` appears without `deck`.\n",
+    seat=SEAT,
+    moves=(
+        Move("play", "§6.1 lead or follow with `card`.", {"card": CARD}, examples=[{"type": "play", "player": 1, "card": "AH"}]),
+        Move(
+            "next_deal",
+            "§6.2 the new dealer (left of the last one) deals the next hand, from `deck` (top card first) or a\nshuffle.\n",
+            {
+                "deck": optional(deck(
+                    CARD,
+                    "The game's pack, top card first (52 cards, or 51 for three players; `invalid_deck` otherwise).",
+                    _deck,
+                    (51, 52),
+                ))
+            },
+        ),
+    ),
 )

@@ -3,8 +3,9 @@
 
 - a replay's log entry that is not a move of the game (``<Game>Move``): 400 with its JSON Pointer;
   a well-formed move the rules refuse stays the verdict's ``first_illegal``;
-- the replay's move shapes are openapi.yaml's own (``service/schemas/_contract_moves.py`` equals the
-  document) and the compiled checker agrees with a stock JSON Schema validator;
+- the replay's move shapes are openapi.yaml's own (the games' move declarations, which write those
+  components: tests/test_contract_generated.py) and the compiled checker agrees with a stock JSON
+  Schema validator;
 - a query parameter an operation does not list, or ``as`` twice: 400 naming it, on every operation;
 - ``check`` judges any move object, as ``moves`` does: a malformed move is ``legal: false``.
 """
@@ -22,8 +23,7 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from service.engines import ENGINES
-from service.schemas import _contract_moves
-from service.schemas.move_shape import MOVE_SCHEMA_NAMES, extract, move_problem
+from service.schemas import SCHEMAS
 from tests.contract import SPEC
 
 GAMES = list(ENGINES)
@@ -104,10 +104,8 @@ def test_replay_lists_at_most_fifty_malformed_entries(client: FlaskClient) -> No
     assert r.status_code == 400 and len(r.json["errors"]) == 50 and "/moves/49" in r.json["errors"]
 
 
-def test_replay_move_shapes_are_the_contracts() -> None:
-    """service/schemas/_contract_moves.py is openapi.yaml's <Game>Move closure (regenerate with
-    ``python3 -m service.schemas.move_shape`` after changing a move schema)."""
-    assert extract(SPEC, GAMES) == _contract_moves.DEFS
+def move_problem(game: str, value: Any) -> Any:
+    return SCHEMAS[game].move_problem(value)
 
 
 def _variants(move: dict[str, Any], pack: list[str]) -> list[Any]:
@@ -125,7 +123,7 @@ def _variants(move: dict[str, Any], pack: list[str]) -> list[Any]:
 def test_the_replay_move_checker_agrees_with_json_schema(client: FlaskClient, game: str) -> None:
     """move_problem says "fine" exactly when a stock 2020-12 validator of openapi.yaml's <Game>Move
     does, except that an integral float (``2.0``) is refused (the contract's Numbers rule)."""
-    validator = stock_validator(MOVE_SCHEMA_NAMES[game])
+    validator = stock_validator(SCHEMAS[game].moves.name)
     env, _ = _first_move(client, game)
     engine = ENGINES[game]
     pack = [str(c) for c in engine.pack(engine.Options(), engine.DEFAULT_PLAYERS)]
@@ -145,7 +143,7 @@ def test_the_replay_move_checker_agrees_with_json_schema(client: FlaskClient, ga
 
 
 def _examples(game: str) -> list[dict[str, Any]]:
-    name = MOVE_SCHEMA_NAMES[game]
+    name = SCHEMAS[game].moves.name
     branches = [ref["$ref"].rsplit("/", 1)[-1] for ref in SPEC["components"]["schemas"][name]["oneOf"]]
     return [e for b in branches for e in SPEC["components"]["schemas"][b].get("examples", [])]
 

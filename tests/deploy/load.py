@@ -30,6 +30,7 @@ class DrainResult:
     closes_after_term: int = 0  # answers after SIGTERM carrying Connection: close
     answers_after_term: int = 0
     last_answer_after_term: float = 0.0
+    unclosed_after_term: list[float] = field(default_factory=list)  # when each answer after SIGTERM without close came
 
 
 def _request(conn: http.client.HTTPConnection, path: str, body: bytes | None) -> tuple[int, str, bytes]:
@@ -107,6 +108,8 @@ def sigterm_under_load(
                     result.answers_after_term += 1
                     result.last_answer_after_term = max(result.last_answer_after_term, since_term())
                     result.closes_after_term += connection.lower() == "close"
+                    if connection.lower() != "close":
+                        result.unclosed_after_term.append(since_term())
             if not keep_alive or connection.lower() == "close":
                 conn.close()
                 conn = None

@@ -39,7 +39,9 @@ def test_sigterm_under_load_loses_nothing_and_readyz_says_draining(tmp_path: Pat
     assert result.sent == result.answered > 20
     # Served on through the drain, each answer closing its connection, /readyz saying why.
     assert result.last_answer_after_term >= drain - 0.5, result
-    assert result.answers_after_term > 0 and result.closes_after_term >= result.answers_after_term - 8  # 8: in flight at SIGTERM
+    # Answers without close come only before the workers have the signal (requests in flight, or
+    # served while the master forwards it: longer on a busy machine); a second on, every one closes.
+    assert result.closes_after_term > 0 and all(t < 1.0 for t in result.unclosed_after_term), result.unclosed_after_term[-10:]
     during = [(t, status, body) for t, status, body in result.readyz if t < drain - 0.3]
     assert during and all(status == 503 and '"draining"' in body for _, status, body in during), result.readyz
     # ... and then the listener stops taking connections: the clients end refused, not hanging.

@@ -1,37 +1,50 @@
-"""Marshmallow schemas that load valid input fast, and refuse exactly as marshmallow does.
+"""The edge's declaration vocabulary: field types, and a schema base whose load is fast.
 
-A game state arrives in every open-mode request, and ``Schema.load`` spends most of its time in
-per-field machinery (error stores, getters, keyword plumbing, one validator object call per
-check) rather than in the checks themselves. ``FastSchema.load`` compiles, once per schema
-instance, a *plan* from the schema's own declarations — its fields, their validators, ``required``,
-``allow_none``, ``load_default``, ``data_key``, ``unknown`` and its ``validates_schema`` and
-``post_load`` hooks — and runs that plan on the input:
+A game's wire state is declared once, as a marshmallow schema built from these field types (the
+edge's chosen parser). ``FastSchema.load`` runs a *plan* compiled, once per schema instance, from
+that same declaration: the schema's fields (each edge field type below gives its own fast path,
+``fast()``), their validators, ``required``, ``allow_none``, ``load_default``, ``data_key``,
+``unknown`` and its ``validates_schema`` and ``post_load`` hooks. Per-field machinery (error
+stores, getters, keyword plumbing, one validator object call per check) is most of
+``Schema.load``'s time; the plan makes the same checks in plain Python over plain values:
 
-- every check the declarations make is made, in plain Python over plain values;
 - if the plan accepts the input, its result is the one marshmallow would return (the same hooks
   build the same objects);
 - if anything is refused, or anything is unusual (a type the plan was not compiled for, a tuple
   where JSON gives lists, an exception of any kind), the plan gives up and ``Schema.load`` runs as
   always, so every refusal carries marshmallow's own messages and field paths.
 
-The declarations stay the single source of the rules: nothing here names a field of any game.
-Field types the plan does not know are loaded by the field itself (``field.deserialize``); a
-schema using a feature the plan does not model (``pre_load``, ``validates``, partial loading,
-hooks over collections, ``pass_original``) has no plan and always loads through marshmallow.
-``tests/test_fastload.py`` loads valid and mutated states of every game both ways and requires
-the same results and the same errors.
+Nothing here names a field of any game. Field types without ``fast()`` are loaded by the field
+itself (``field.deserialize``); a schema using a feature the plan does not model (``pre_load``,
+``validates``, partial loading, hooks over collections, ``pass_original``) has no plan and always
+loads through marshmallow. ``tests/test_fastload.py`` loads valid and mutated states of every game
+both ways and requires the same results and the same errors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Literal, cast
 
 from marshmallow import EXCLUDE, INCLUDE, RAISE, Schema, ValidationError, fields, missing, validate
 
-from ..cards import Suit
+from ..cards import Card, Suit
+from ..cards.packs import by_text
 
-__all__ = ["FastSchema", "has_plan"]
+__all__ = [
+    "CardField",
+    "CardList",
+    "FastSchema",
+    "IntList",
+    "ObjectField",
+    "SeatField",
+    "StrictBool",
+    "StrictInt",
+    "StrictString",
+    "SuitField",
+    "has_plan",
+]
+
 
 Conv = Callable[[Any], Any]
 """A compiled field: a wire value (never None) in, the loaded value out; raises to give up."""
@@ -112,7 +125,7 @@ def _validated(conv: Conv, field: fields.Field[Any]) -> Conv:
     return every
 
 
-# --- fields ---------------------------------------------------------------------------------
+# --- compiling a field ----------------------------------------------------------------------
 
 
 def _nullable(conv: Conv, field: fields.Field[Any]) -> Conv:
@@ -135,95 +148,36 @@ def _plain_field(field: fields.Field[Any]) -> bool:
 
 def _compile_field(field: fields.Field[Any]) -> Conv | None:
     """The field's loader for a non-None value, or None when only the field itself can load it."""
-    from . import common  # the edge's own field types (common imports this module)
-
     if not _plain_field(field):
         return None
-    kind = type(field)
-    conv: Conv | None = None
-    if kind is common.StrictInt:
-
-        def conv(v: Any) -> Any:
-            if type(v) is not int:
-                raise _GIVE_UP
-            return v
-
-    elif kind is common.StrictBool:
-
-        def conv(v: Any) -> Any:
-            if type(v) is not bool:
-                raise _GIVE_UP
-            return v
-
-    elif kind is common.StrictString:
-
-        def conv(v: Any) -> Any:
-            if type(v) is not str:
-                raise _GIVE_UP
-            return v
-
-    elif kind is common.CardField:
-        by_text = field._by_text  # type: ignore[attr-defined]
-
-        def conv(v: Any) -> Any:
-            card = by_text.get(v) if type(v) is str else None
-            if card is None:
-                raise _GIVE_UP
-            return card
-
-    elif kind is common.CardList:
-        conv = _card_list(field._by_text, field._min, field._max)  # type: ignore[attr-defined]
-    elif kind is common.IntList:
-        length, lo, hi = field._length, field._lo, field._hi  # type: ignore[attr-defined]
-
-        def conv(v: Any) -> Any:
-            if type(v) is not list or len(v) != length:
-                raise _GIVE_UP
-            for x in v:
-                if type(x) is not int or not lo <= x <= hi:
-                    raise _GIVE_UP
-            return tuple(v)
-
-    elif kind is common.ObjectField:
-
-        def conv(v: Any) -> Any:
-            if type(v) is not dict:
-                raise _GIVE_UP
-            return v
-
-    elif kind is common.SuitField:
-        suits = {name: Suit(name) for name in Suit.__members__}
-
-        def conv(v: Any) -> Any:
-            suit = suits.get(v) if type(v) is str else None
-            if suit is None:
-                raise _GIVE_UP
-            return suit
-
-    elif kind is fields.Raw:
-
-        def conv(v: Any) -> Any:
-            return v
-
-    elif kind is fields.Nested:
-        conv = _nested(field)  # type: ignore[arg-type]
-    elif kind is fields.List:
-        conv = _list(field)  # type: ignore[arg-type]
+    own = getattr(type(field), "fast", None)  # the edge's field types (below) carry their own
+    conv: Conv | None
+    if own is not None:
+        conv = own(field)
+    elif type(field) is fields.Raw:
+        conv = _as_is
+    elif type(field) is fields.Nested:
+        conv = _nested(field)
+    elif type(field) is fields.List:
+        conv = _list(field)
+    else:
+        conv = None
     if conv is None:
         return None
     return _validated(conv, field)
 
 
-def _card_list(by_text: Mapping[str, Any], lo: int, hi: int) -> Conv:
-    get = by_text.get
+def _as_is(v: Any) -> Any:
+    return v
+
+
+def _exact(kind: type) -> Conv:
+    """A JSON value of exactly ``kind`` (no bool for int), passed on as is."""
 
     def conv(v: Any) -> Any:
-        if type(v) is not list or not lo <= len(v) <= hi:
+        if type(v) is not kind:
             raise _GIVE_UP
-        out = tuple([get(x) if type(x) is str else None for x in v])
-        if None in out:
-            raise _GIVE_UP
-        return out
+        return v
 
     return conv
 
@@ -248,6 +202,190 @@ def _nested(field: fields.Nested) -> Conv | None:
         return None
     plan = _plan_of(field.schema)
     return None if plan is None else plan
+
+
+# --- the edge's field types, each with its fast path ---------------------------------------
+
+
+class StrictInt(fields.Integer):
+    """An integer that is really a JSON integer: no bools, floats or numeric strings."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("strict", True)
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.make_error("invalid")
+        return int(value)
+
+    def fast(self) -> Conv:
+        return _exact(int)
+
+
+class StrictBool(fields.Boolean):
+    """A JSON true/false, nothing else."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value
+
+    def fast(self) -> Conv:
+        return _exact(bool)
+
+
+class StrictString(fields.String):
+    """A JSON string (marshmallow would also accept bytes)."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        if not isinstance(value, str):
+            raise self.make_error("invalid")
+        return value
+
+    def fast(self) -> Conv:
+        return _exact(str)
+
+
+class CardField(fields.Field[Card]):
+    """A card string of one game's pack."""
+
+    default_error_messages = {"invalid": "Not a card of this game's pack."}
+
+    def __init__(self, pack: Iterable[Card], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._by_text = by_text(tuple(pack))
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Card:
+        card = self._by_text.get(value) if isinstance(value, str) else None
+        if card is None:
+            raise self.make_error("invalid")
+        return card
+
+    def _serialize(self, value: Any, attr: str | None, obj: Any, **kwargs: Any) -> str | None:
+        return None if value is None else str(value)
+
+    def fast(self) -> Conv:
+        get = self._by_text.get
+
+        def conv(v: Any) -> Any:
+            card = get(v) if type(v) is str else None
+            if card is None:
+                raise _GIVE_UP
+            return card
+
+        return conv
+
+
+class CardList(fields.Field[tuple[Card, ...]]):
+    """A list of card strings of one game's pack, loaded in one step (a hot path: every state holds
+    several). Errors name the index: ``hands.0.2``."""
+
+    default_error_messages = {"type": "Must be a list of cards.", "length": "Must hold {bounds} cards."}
+
+    def __init__(self, pack: Iterable[Card], min_len: int = 0, max_len: int = 10_000, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._by_text = by_text(tuple(pack))
+        self._min, self._max = min_len, max_len
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[Card, ...]:
+        if not isinstance(value, list):
+            raise self.make_error("type")
+        if not self._min <= len(value) <= self._max:
+            bounds = str(self._min) if self._min == self._max else f"{self._min} to {self._max}"
+            raise self.make_error("length", bounds=bounds)
+        get = self._by_text.get
+        out = [get(v) if isinstance(v, str) else None for v in value]
+        if None in out:
+            raise ValidationError({i: ["Not a card of this game's pack."] for i, c in enumerate(out) if c is None})
+        return tuple(out)  # type: ignore[arg-type]
+
+    def fast(self) -> Conv:
+        get, lo, hi = self._by_text.get, self._min, self._max
+
+        def conv(v: Any) -> Any:
+            if type(v) is not list or not lo <= len(v) <= hi:
+                raise _GIVE_UP
+            out = tuple([get(x) if type(x) is str else None for x in v])
+            if None in out:
+                raise _GIVE_UP
+            return out
+
+        return conv
+
+
+class IntList(fields.Field[tuple[int, ...]]):
+    """A list of JSON integers in [lo, hi] of exactly ``length`` entries."""
+
+    default_error_messages = {"type": "Must be a list of {length} integers from {lo} to {hi}."}
+
+    def __init__(self, length: int, lo: int, hi: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._length, self._lo, self._hi = length, lo, hi
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[int, ...]:
+        lo, hi = self._lo, self._hi
+        if (
+            not isinstance(value, list)
+            or len(value) != self._length
+            or not all(type(v) is int and lo <= v <= hi for v in value)
+        ):
+            raise self.make_error("type", length=self._length, lo=lo, hi=hi)
+        return tuple(value)
+
+    def fast(self) -> Conv:
+        length, lo, hi = self._length, self._lo, self._hi
+
+        def conv(v: Any) -> Any:
+            if type(v) is not list or len(v) != length:
+                raise _GIVE_UP
+            for x in v:
+                if type(x) is not int or not lo <= x <= hi:
+                    raise _GIVE_UP
+            return tuple(v)
+
+        return conv
+
+
+class ObjectField(fields.Field[dict[str, Any]]):
+    """Any JSON object, passed on as is (its contents are the game's to judge)."""
+
+    default_error_messages = {"invalid": "Must be a JSON object."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise self.make_error("invalid")
+        return value
+
+    def fast(self) -> Conv:
+        return _exact(dict)
+
+
+class SuitField(fields.Field[Suit]):
+    """A suit letter S, H, D or C."""
+
+    default_error_messages = {"invalid": "Not a suit (S, H, D, C)."}
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Suit:
+        if not isinstance(value, str) or value not in Suit.__members__:
+            raise self.make_error("invalid")
+        return Suit(value)
+
+    def fast(self) -> Conv:
+        suits = {name: Suit(name) for name in Suit.__members__}
+
+        def conv(v: Any) -> Any:
+            suit = suits.get(v) if type(v) is str else None
+            if suit is None:
+                raise _GIVE_UP
+            return suit
+
+        return conv
+
+
+def SeatField(players: int, **kwargs: Any) -> StrictInt:
+    """A seat number 0 .. players-1."""
+    return StrictInt(validate=validate.Range(0, players - 1), **kwargs)
 
 
 # --- schemas --------------------------------------------------------------------------------

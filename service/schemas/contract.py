@@ -1,0 +1,130 @@
+"""openapi.yaml's generated components: written from the games' declarations, never by hand.
+
+Every game's moves (``<Game>Move``, each move type, and every schema they reach: seats, cards,
+stakes, timestamps) are declared once in ``service/schemas/<game_id>.py`` (``moves.Moves``). This
+module writes those declarations into openapi.yaml, in place, each component where it stands:
+
+    python3 -m service.schemas.contract          # rewrite openapi.yaml's generated components
+    python3 -m service.schemas.contract --check  # exit 1 if openapi.yaml differs from them
+
+``tests/test_contract_generated.py`` runs the check, so a hand edit of a generated component, or a
+declaration changed without regenerating, fails the suite. The file stays committed: clients and
+reviewers read it. Writing needs PyYAML (the test extra); the service itself never parses YAML.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .moves import components
+
+__all__ = ["generated", "render"]
+
+_SECTION = "  schemas:\n"
+_ENTRY = re.compile(r"^    ([A-Za-z0-9_]+):")
+
+
+def generated() -> dict[str, Any]:
+    """The components the declarations give, by name."""
+    from . import SCHEMAS
+
+    return components(codec.moves for codec in SCHEMAS.values())
+
+
+_WIDTH = 110
+
+
+def _dump(name: str, schema: Mapping[str, Any]) -> str:
+    """One component as openapi.yaml writes it: a collection in flow style when it fits on its
+    line (a component with a description stays in block style), multi-line text as a literal block."""
+    yaml = importlib.import_module("yaml")
+
+    def flow(value: Any) -> str:
+        text: str = yaml.safe_dump(value, default_flow_style=True, allow_unicode=True, width=10**9, sort_keys=False)
+        return text.strip().removesuffix("...").strip()
+
+    def multiline(value: Any) -> bool:
+        if isinstance(value, str):
+            return "\n" in value
+        if isinstance(value, Mapping):
+            return any(multiline(v) for v in value.values())
+        if isinstance(value, list):
+            return any(multiline(v) for v in value)
+        return False
+
+    def fits(prefix: str, value: Any) -> bool:
+        return not multiline(value) and len(prefix) + len(flow(value)) <= _WIDTH
+
+    def entry(prefix: str, value: Any, indent: str, top: bool = False) -> list[str]:
+        """``prefix`` (``"key: "`` or ``"- "``, already indented) followed by ``value``."""
+        if isinstance(value, str) and "\n" in value:
+            return [prefix + "|"] + [indent + "  " + line if line else "" for line in value.rstrip("\n").split("\n")]
+        if not isinstance(value, (Mapping, list)) or (fits(prefix, value) and not (top and "description" in value)):
+            return [prefix + flow(value)]
+        out = [prefix.rstrip()] if not prefix.endswith("- ") else []
+        inner = indent + "  "
+        if isinstance(value, Mapping):
+            for i, (k, v) in enumerate(value.items()):
+                head = f"{inner}{flow(k)}: " if out or not prefix.endswith("- ") else f"{prefix}{flow(k)}: "
+                if not out and prefix.endswith("- ") and i == 0:
+                    out.extend(entry(head, v, inner))
+                else:
+                    out.extend(entry(f"{inner}{flow(k)}: ", v, inner))
+        else:
+            for item in value:
+                out.extend(entry(f"{indent}- ", item, indent))
+        return out
+
+    return "".join(line + "\n" for line in entry(f"    {name}: ", dict(schema), "    ", top=True))
+
+
+def render(document: str, wanted: Mapping[str, Any]) -> str:
+    """``document`` (openapi.yaml's text) with each component of ``wanted`` rewritten in place.
+    Raises ValueError if one of them is not in the document's ``components.schemas``."""
+    lines = document.splitlines(keepends=True)
+    start = lines.index(_SECTION) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i][:3].strip() and not lines[i].startswith("    ")), len(lines))
+    blocks: list[tuple[str | None, list[str]]] = []
+    for line in lines[start:end]:
+        match = _ENTRY.match(line)
+        if match:
+            blocks.append((match.group(1), [line]))
+        elif blocks:
+            blocks[-1][1].append(line)
+        else:
+            blocks.append((None, [line]))
+    present = {name for name, _ in blocks}
+    missing = sorted(set(wanted) - present)
+    if missing:
+        raise ValueError(f"openapi.yaml has no component {missing[0]} to rewrite: add a line `    {missing[0]}: {{}}` where it belongs")
+    out = lines[:start]
+    for name, block in blocks:
+        out.append(_dump(name, wanted[name]) if name is not None and name in wanted else "".join(block))
+    out.extend(lines[end:])
+    return "".join(out)
+
+
+def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run by its test
+    from ..resources import openapi_path
+
+    path = Path(openapi_path())
+    before = path.read_text(encoding="utf-8")
+    after = render(before, generated())
+    if "--check" in argv:
+        if after != before:
+            print(f"{path}: generated components differ from the declarations; run python3 -m service.schemas.contract")
+            return 1
+        return 0
+    if after != before:
+        path.write_text(after, encoding="utf-8")
+        print(f"{path}: rewritten")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,43 @@
+"""openapi.yaml's move components are generated from the games' declarations (service/schemas/contract.py).
+
+A hand edit of a generated component, or a declaration changed without running
+``python3 -m service.schemas.contract``, fails here; so does a declaration whose schemas the
+document does not hold as written.
+"""
+
+from __future__ import annotations
+
+from service.engines import ENGINES
+from service.resources import openapi_path
+from service.schemas import SCHEMAS
+from service.schemas.contract import generated, render
+from tests.contract import SPEC
+
+DOCUMENT = openapi_path().read_text(encoding="utf-8")
+
+
+def test_openapi_yaml_is_what_the_declarations_give() -> None:
+    assert render(DOCUMENT, generated()) == DOCUMENT, "run python3 -m service.schemas.contract"
+
+
+def test_every_generated_component_is_the_documents_as_parsed() -> None:
+    schemas = SPEC["components"]["schemas"]
+    for name, schema in generated().items():
+        assert schemas[name] == schema, name
+
+
+def test_every_game_declares_its_moves_and_the_engine_types_them() -> None:
+    """One declaration per game, in the engine's move order; its ``<Game>Move`` names every type."""
+    for game, codec in SCHEMAS.items():
+        moves = codec.moves
+        top = generated()[moves.name]
+        assert list(top["discriminator"]["mapping"]) == list(ENGINES[game].MOVE_TYPES), game
+
+
+def test_a_changed_declaration_shows_as_a_difference() -> None:
+    """The check can fail: a component's description changed in the declaration is a new text."""
+    wanted = generated()
+    name = SCHEMAS["schnapsen"].moves.name
+    changed = {**wanted, name: {**wanted[name], "description": "changed\n"}}
+    assert render(DOCUMENT, changed) != DOCUMENT
+    assert render(render(DOCUMENT, changed), wanted) == DOCUMENT
