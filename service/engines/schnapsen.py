@@ -333,13 +333,21 @@ def to_move(state: State) -> frozenset[Seat]:
 
 def _follow_options(hand: tuple[Card, ...], led: Card, trump: Suit) -> Sequence[Card]:
     """§6.6 strict play: head the trick in suit, else any of the suit, else trump, else anything."""
-    suit = led.suit
-    same = [c for c in hand if c.suit is suit]
+    suit, floor = led.suit, RANK[led.rank]
+    same: list[Card] = []
+    heading: list[Card] = []
+    for c in hand:  # loops, not comprehensions: this runs at every strict follow, twice
+        if c.suit is suit:
+            same.append(c)
+            if RANK[c.rank] > floor:
+                heading.append(c)
     if same:
-        floor = RANK[led.rank]
-        return [c for c in same if RANK[c.rank] > floor] or same
+        return heading or same
     if suit is not trump:
-        trumps = [c for c in hand if c.suit is trump]
+        trumps: list[Card] = []
+        for c in hand:
+            if c.suit is trump:
+                trumps.append(c)
         if trumps:
             return trumps
     return hand
