@@ -336,7 +336,7 @@ def _follow_options(hand: tuple[Card, ...], led: Card, trump: Suit) -> Sequence[
     suit, floor = led.suit, RANK[led.rank]
     same: list[Card] = []
     heading: list[Card] = []
-    for c in hand:  # loops, not comprehensions: this runs at every strict follow, twice
+    for c in hand:  # loops, not comprehensions (a call each in Python 3.11): listed, then checked, at every strict follow
         if c.suit is suit:
             same.append(c)
             if RANK[c.rank] > floor:
@@ -547,7 +547,7 @@ def _advance(state: State, move: Move | BadMove, events: list[Event] | None) -> 
 _F: Final = {name: i for i, name in enumerate(State._fields)}
 _PHASE, _DEAL_NUMBER, _DEALER, _HANDS, _TALON = _F["phase"], _F["deal_number"], _F["dealer"], _F["hands"], _F["talon"]
 _TRUMP_CARD, _TRUMP_SUIT, _CLOSED_BY, _CLOSING, _LEADER = _F["trump_card"], _F["trump_suit"], _F["closed_by"], _F["closing"], _F["leader"]
-_TO_MOVE, _MARRIAGES, _RESULT, _RESULTS, _GAME_POINTS = _F["to_move"], _F["marriages"], _F["result"], _F["results"], _F["game_points"]
+_TO_MOVE, _MARRIAGES, _RESULT = _F["to_move"], _F["marriages"], _F["result"]
 _TRICK, _PENDING, _TRICKS, _REVEALED, _LAST_TRICK, _SEQ = (
     _F["trick"], _F["marriage_pending"], _F["tricks"], _F["revealed"], _F["last_trick"], _F["seq"]
 )
@@ -747,15 +747,15 @@ def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: li
         events.append({"type": "deal_over", "winner": winner, "game_points": value, "reason": reason, "points": result.points})
         if over:
             events.append({"type": "game_over", "winner": [winner]})
-    fields = list(state)
-    fields[_PHASE] = _PHASE_GAME_OVER if over else _PHASE_DEAL_OVER
-    fields[_GAME_POINTS] = game_points
-    fields[_RESULT] = result
-    fields[_RESULTS] = state.results + (result,)
-    fields[_TO_MOVE] = None if over else 1 - state.dealer
-    fields[_TRICK] = ()
-    fields[_PENDING] = None
-    return _new_state(State, fields)
+    return state._replace(
+        phase=_PHASE_GAME_OVER if over else _PHASE_DEAL_OVER,
+        game_points=game_points,
+        result=result,
+        results=state.results + (result,),
+        to_move=None if over else 1 - state.dealer,
+        trick=(),
+        marriage_pending=None,
+    )
 
 
 # --- the outside view ------------------------------------------------------------------------
