@@ -32,6 +32,8 @@ WINNING_POINTS: Final = 66
 HAND_SIZE: Final = 5
 PACK: Final = short_20()
 SUIT_ORDER: Final = (Suit.S, Suit.H, Suit.D, Suit.C)  # §6.8 reference order of marriages
+_MOST_CARD_POINTS: Final = tuple(sum(sorted((CARD_POINTS[c.rank] for c in PACK), reverse=True)[: 2 * n]) for n in range(11))
+"""The most card points ``n`` tricks can hold (their 2n cards the pack's highest): 3 tricks hold at most 64."""
 
 
 class Phase(StrEnum):
@@ -330,33 +332,40 @@ def to_move(state: State) -> frozenset[Seat]:
     return frozenset() if state.to_move is None else frozenset((state.to_move,))
 
 
-def _follow_options(hand: tuple[Card, ...], led: Card, trump: Suit) -> tuple[Card, ...]:
+def _follow_options(hand: tuple[Card, ...], led: Card, trump: Suit) -> Sequence[Card]:
     """§6.6 strict play: head the trick in suit, else any of the suit, else trump, else anything."""
-    suit = led.suit
-    same = tuple([c for c in hand if c.suit is suit])
+    suit, floor = led.suit, RANK[led.rank]
+    same: list[Card] = []
+    heading: list[Card] = []
+    for c in hand:  # loops, not comprehensions (a call each in Python 3.11): listed, then checked, at every strict follow
+        if c.suit is suit:
+            same.append(c)
+            if RANK[c.rank] > floor:
+                heading.append(c)
     if same:
-        floor = RANK[led.rank]
-        return tuple([c for c in same if RANK[c.rank] > floor]) or same
+        return heading or same
     if suit is not trump:
-        trumps = tuple([c for c in hand if c.suit is trump])
+        trumps: list[Card] = []
+        for c in hand:
+            if c.suit is trump:
+                trumps.append(c)
         if trumps:
             return trumps
     return hand
 
 
-def _playable(state: State, p: Seat) -> tuple[Card, ...]:
+def _playable(state: State, p: Seat) -> Sequence[Card]:
     """The cards seat ``p`` (the seat to act in a deal in play) may play now: the one statement
     that ``legal_moves`` lists and ``step`` accepts a ``play`` by (§6.5, §6.6)."""
     hand = state.hands[p]
-    trick = state.trick
-    if trick:  # follow turn: strict play once the talon is closed or exhausted
-        if state.closed_by is not None or (not state.talon and state.trump_card is None):
-            return _follow_options(hand, trick[0], state.trump_suit)
-        return hand
+    if state.trick:  # follow turn: strict play once the talon is closed or exhausted
+        if state.closed_by is None and (state.talon or state.trump_card is not None):
+            return hand
+        return _follow_options(hand, state.trick[0], state.trump_suit)
     pending = state.marriage_pending
     if pending is not None:  # §6.5: lead the K or Q of the declared suit
         king, queen = _KING[pending], _QUEEN[pending]
-        return tuple([c for c in hand if c == king or c == queen])
+        return [c for c in hand if c == king or c == queen]
     return hand
 
 
@@ -385,7 +394,10 @@ def legal_moves(state: State) -> list[Move]:
         if size >= 3:
             out.append(_CLOSE[p])
     if not opts.marriage_requires_trick or state.tricks[p]:
-        suits = [c.suit for c in hand if c.rank == "K" and _QUEEN[c.suit] in hand]
+        suits = []
+        for c in hand:  # a loop, not a comprehension: this runs at every lead
+            if c.rank == "K" and _QUEEN[c.suit] in hand:
+                suits.append(c.suit)
         if suits:
             if len(suits) > 1:
                 suits.sort(key=SUIT_ORDER.index)
@@ -543,12 +555,6 @@ _TRICK, _PENDING, _TRICKS, _REVEALED, _LAST_TRICK, _SEQ = (
 _new_state: Final = tuple.__new__
 
 
-def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    """``hand`` less ``card`` (which it holds once)."""
-    i = hand.index(card)
-    return hand[:i] + hand[i + 1:]
-
-
 def _lead(state: State, p: Seat, c: Card) -> State:
     """§6.6 the leader plays ``c``; after a marriage (§6.5) its other card becomes known."""
     fields = list(state)
@@ -629,7 +635,9 @@ def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Eve
     else:
         winner = follower if followed.suit is state.trump_suit else leader
     hands = list(state.hands)
-    hands[follower] = _without(hands[follower], followed)
+    hand = hands[follower]
+    i = hand.index(followed)
+    hands[follower] = hand[:i] + hand[i + 1:]
     trick = (led, followed)
     tricks = state.tricks
     won = tricks[winner] + (trick,)
@@ -659,10 +667,9 @@ def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Eve
     fields[_SEQ] = state.seq + 1
     new: State = _new_state(State, fields)
     if not hands[0] and not hands[1]:
-        return _end_of_play(new, winner, [] if events is None else events)
-    # points(new, winner), inline, and only once 66 is within reach (a trick holds at most 22
-    # card points, a marriage 40)
-    if state.options.auto_claim and 22 * len(won) + 40 * len(state.marriages[winner]) >= WINNING_POINTS:
+        return _end_of_play(new, winner, events)
+    # points(new, winner), inline, and only once 66 is within reach
+    if state.options.auto_claim and _MOST_CARD_POINTS[len(won)] + 40 * len(state.marriages[winner]) >= WINNING_POINTS:
         cp = CARD_POINTS
         total = 0
         for a, b in won:
@@ -670,8 +677,8 @@ def _finish_trick(state: State, follower: Seat, followed: Card, events: list[Eve
         for meld in state.marriages[winner]:
             total += meld.points
         if total >= WINNING_POINTS:
-            events = [] if events is None else events
-            events.append({"type": "claim", "player": winner, "points": total, "correct": True, "auto": True})
+            if events is not None:
+                events.append({"type": "claim", "player": winner, "points": total, "correct": True, "auto": True})
             return _end_by_claim(new, winner, True, events)
     return new
 
@@ -697,7 +704,7 @@ def _draw_last(state: State, winner: Seat, hands: list[tuple[Card, ...]], fields
     fields[_TRUMP_CARD] = trump_card
 
 
-def _end_by_claim(state: State, x: Seat, correct: bool, events: list[Event]) -> State:
+def _end_by_claim(state: State, x: Seat, correct: bool, events: list[Event] | None) -> State:
     """§7.3 rows for a correct or false claim by ``x``."""
     y = 1 - x
     closer, closing = state.closed_by, state.closing
@@ -719,7 +726,7 @@ def _end_by_claim(state: State, x: Seat, correct: bool, events: list[Event]) -> 
     return _end_deal(state, y, value, _REASON_FALSE_CLAIM, events)
 
 
-def _end_of_play(state: State, last_winner: Seat, events: list[Event]) -> State:
+def _end_of_play(state: State, last_winner: Seat, events: list[Event] | None) -> State:
     """§7.3 rows for a deal played out to the last trick."""
     closer, closing = state.closed_by, state.closing
     if closer is None:
@@ -731,16 +738,16 @@ def _end_of_play(state: State, last_winner: Seat, events: list[Event]) -> State:
     return _end_deal(state, 1 - closer, _penalty(closing.opp_tricks), _REASON_CLOSER_FAILED, events)
 
 
-def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: list[Event]) -> State:
-    """Record the deal's result; §7.4 match end or wait for the next dealer."""
+def _end_deal(state: State, winner: Seat, value: int, reason: Reason, events: list[Event] | None) -> State:
+    """Record the deal's result; §7.4 match end or wait for the next dealer (events to ``events``
+    unless None)."""
     result: Result = _new_state(Result, (winner, value, reason, (points(state, 0), points(state, 1))))
     game_points = _set(state.game_points, winner, state.game_points[winner] + value)
-    events.append(
-        {"type": "deal_over", "winner": winner, "game_points": value, "reason": reason, "points": result.points}
-    )
     over = game_points[winner] >= state.options.target
-    if over:
-        events.append({"type": "game_over", "winner": [winner]})
+    if events is not None:
+        events.append({"type": "deal_over", "winner": winner, "game_points": value, "reason": reason, "points": result.points})
+        if over:
+            events.append({"type": "game_over", "winner": [winner]})
     return state._replace(
         phase=_PHASE_GAME_OVER if over else _PHASE_DEAL_OVER,
         game_points=game_points,

@@ -803,6 +803,27 @@ def test_auto_claim_not_after_a_marriage_without_trick():
     assert s.phase is Phase.PLAY and s.marriage_pending is CL
 
 
+@pytest.mark.parametrize("options", [Options(auto_claim=True), Options(auto_claim=True, marriage_requires_trick=True, dealer=1)])
+def test_auto_claim_never_leaves_66_in_play(options: Options):
+    """§3 auto_claim, over whole random matches: no deal stays in play with a seat at 66 counted
+    points or more, and every deal that ends by a claim ends with its winner at 66 or more (the
+    engine counts the trick winner's points only once its tricks could hold 66: no trick is skipped)."""
+    from tests.playouts import random_playout
+
+    ends: dict[Reason, int] = {}
+    for seed in range(30):
+        for before, _, after in random_playout(S, 2, seed, options):
+            if after.phase is Phase.PLAY:
+                assert max(S.points(after, 0), S.points(after, 1)) < S.WINNING_POINTS, (seed, after)
+            elif before.phase is Phase.PLAY:  # this move ended the deal
+                result = after.result
+                assert result is not None
+                ends[result.reason] = ends.get(result.reason, 0) + 1
+                if result.reason is Reason.CLAIM:
+                    assert result.points[result.winner] >= S.WINNING_POINTS, (seed, after)
+    assert ends.get(Reason.CLAIM, 0) > 20 and ends.get(Reason.LAST_TRICK, 0) > 0, ends  # both ways were played
+
+
 # --- §7.3 end of play ---------------------------------------------------------------------------
 
 
