@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .engines.base import Seat, event_view
+from .engines.base import AnyEngine, Seat, event_view
 from .schemas import GameCodec
 from .schemas.common import to_wire
 
 __all__ = ["envelope"]
 
 
-def envelope(engine: Any, codec: GameCodec, state: Any, events: Sequence[Any], viewer: Seat | None, *, full: bool) -> dict[str, Any]:
+def envelope(engine: AnyEngine, codec: GameCodec, state: Any, events: Sequence[Any], viewer: Seat | None, *, full: bool) -> dict[str, Any]:
     """``state`` as ``viewer`` may see it: the ``full`` state and every legal move (open mode, no
     viewer), else ``viewer``'s view and its own moves, or with no viewer the public view and no moves.
 

@@ -12,7 +12,7 @@ from marshmallow import Schema, ValidationError
 
 from .. import jsonio
 from ..engines import ENGINES
-from ..engines.base import IllegalMove, RulesError
+from ..engines.base import AnyEngine, IllegalMove, RulesError
 from ..observability import count_illegal_move
 from ..referee import Caller, Referee, now_ms
 from ..schemas.common import MoveRequest, NewRequest, ReplayRequest, StateRequest, to_wire
@@ -66,7 +66,7 @@ def game(game_id: str) -> Response:
     return _json(_entry(engine))
 
 
-def _entry(engine: Any) -> dict[str, Any]:
+def _entry(engine: AnyEngine) -> dict[str, Any]:
     defaults = {f.name: f.default for f in dataclasses.fields(engine.Options)}
     options = {name: {**meta, "default": to_wire(defaults[name])} for name, meta in engine.OPTION_INFO.items()}
     return {

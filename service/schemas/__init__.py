@@ -13,6 +13,7 @@ from types import MappingProxyType, ModuleType
 from typing import Any, Final
 
 from ..engines import ENGINES
+from ..engines.base import AnyEngine
 from . import bragging, california_jack, russian_bank, schnapsen, seven_up, slapjack, snap, stukolka, yukon
 from .common import load_options, to_wire
 from .moves import Moves, Problem
@@ -25,7 +26,7 @@ __all__ = ["SCHEMAS", "GameCodec"]
 class GameCodec:
     """One game's wire codec."""
 
-    engine: Any
+    engine: AnyEngine
     module: ModuleType
     packer: Packer = field(init=False, repr=False)
 
