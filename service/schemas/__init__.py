@@ -1,8 +1,8 @@
 """The edge's per-game codecs, found by game id: wire form in, engine values out, and back.
 
-Each ``service/schemas/<game_id>.py`` exports ``OPTIONS`` (a marshmallow schema), ``MOVES`` (its
-moves' declaration, ``moves.Moves``), ``load_state`` and ``dump_state``; ``GameCodec`` gives them
-one uniform face.
+Each ``service/schemas/<game_id>.py`` exports ``OPTIONS`` and ``STATE`` (marshmallow schemas built
+from the edge's field types, ``fields.py``, and ``common.state_schema``), ``MOVES`` (its moves'
+declaration, ``moves.Moves``) and ``dump_state``; ``GameCodec`` gives them one uniform face.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any, Final
 from ..engines import ENGINES
 from ..engines.base import AnyEngine
 from . import bragging, california_jack, russian_bank, schnapsen, seven_up, slapjack, snap, stukolka, yukon
-from .common import load_options, to_wire
+from .common import load_options, load_state_with, to_wire
 from .moves import Moves, Problem
 from .packed import Packer
 
@@ -50,7 +50,7 @@ class GameCodec:
 
     def load_state(self, data: Any, check: bool = True) -> Any:
         """State from wire form; raises InvalidState. ``check``: also the engine's consistency check."""
-        state = self.module.load_state(data)
+        state = load_state_with(self.module.STATE, data)
         if check:
             self.engine.check_state(state)
         return state

@@ -13,18 +13,15 @@ from marshmallow import RAISE, ValidationError, fields, post_load, validate, val
 
 from ..cards import Card
 from ..cards.packs import by_text
-from ..cards.shuffle import MAX_SEED
 from ..engines import bragging as engine
-from ..engines.base import BadSetup
 from .common import (
     MAX_INT,
-    load_options,
-    load_state_with,
     options_schema,
+    state_schema,
     to_wire,
     wire_record,
 )
-from .fields import CardList, FastSchema, StrictBool, StrictInt, StrictString
+from .fields import CardList, StrictBool, StrictInt, StrictSchema, StrictString
 from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
@@ -44,19 +41,6 @@ class _OptionsSchema(type(options_schema(engine.Options, engine.OPTION_INFO))): 
 OPTIONS: Final = _OptionsSchema(unknown=RAISE)
 
 
-class _Strict(FastSchema):
-    class Meta:
-        unknown = RAISE
-
-
-class OptionsField(fields.Field[Any]):
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
-        if not isinstance(value, Mapping):
-            raise ValidationError("options must be an object")
-        try:
-            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
-        except BadSetup as exc:  # reported as a state problem at options.<name>
-            raise ValidationError(exc.detail) from None
 
 
 def _Cards(lo: int, hi: int, **kw: Any) -> CardList:
@@ -126,7 +110,7 @@ class _Value(fields.Field[tuple[int, ...]]):
         return tuple(value)
 
 
-class ResultSchema(_Strict):
+class ResultSchema(StrictSchema):
     kind = StrictString(required=True, validate=validate.OneOf([k.value for k in engine.ResultKind]))
     winners = fields.List(_Seat(), required=True, validate=validate.Length(max=MAX_SEATS))
     pot = _Amount(required=True)
@@ -144,14 +128,9 @@ class ResultSchema(_Strict):
 _DERIVED: Final = ("eldest", "order")
 
 
-class StateSchema(_Strict):
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``BraggingState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
-    game = StrictString(validate=validate.Equal(GAME_ID))
-    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
-    seq = StrictInt(validate=validate.Range(0, 2**31))
-    seed = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
-    options = OptionsField()
     players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
     hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000))
     dealer = _Seat(required=True)
@@ -178,24 +157,16 @@ class StateSchema(_Strict):
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
         for name in _DERIVED:
             d.pop(name, None)
-        d.pop("game", None)
-        d.pop("rules_version", None)
         return engine.State(
-            options=d.pop("options", engine.Options()),
+            **self.head(d),
             phase=engine.Phase(d.pop("phase")),
             pending=tuple(d.pop("pending")),
-            seq=d.pop("seq", 0),
-            seed=d.pop("seed", None),
             **d,
         )
 
 
-_STATE_SCHEMA: Final = StateSchema()
-
-
-def load_state(data: Any) -> engine.State:
-    """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
+STATE: Final = StateSchema()
+"""The state's loader (shape only: the engine's ``check_state`` judges consistency)."""
 
 
 def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:

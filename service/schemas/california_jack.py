@@ -13,17 +13,14 @@ from marshmallow import RAISE, ValidationError, fields, post_load, validate, val
 
 from ..cards import Suit
 from ..cards.packs import by_text
-from ..cards.shuffle import MAX_SEED
 from ..engines import california_jack as engine
-from ..engines.base import BadSetup
 from .common import (
-    load_options,
-    load_state_with,
     options_schema,
+    state_schema,
     to_wire,
     wire_record,
 )
-from .fields import CardField, CardList, FastSchema, IntList, SeatField, StrictBool, StrictInt, StrictString, SuitField
+from .fields import CardField, CardList, IntList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .moves import ANY_CARD, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
@@ -66,19 +63,6 @@ def _Pair(inner: fields.Field[Any], **kw: Any) -> fields.List[Any]:
     return fields.List(inner, validate=validate.Length(equal=2), **kw)
 
 
-class _Strict(FastSchema):
-    class Meta:
-        unknown = RAISE
-
-
-class OptionsField(fields.Field[Any]):
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
-        if not isinstance(value, Mapping):
-            raise ValidationError("options must be an object")
-        try:
-            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
-        except BadSetup as exc:  # reported as a state problem at options.<name>
-            raise ValidationError(exc.detail) from None
 
 
 # --- the per-trick and per-draw records: parsed in one step each (a hot path: a state holds up to
@@ -190,7 +174,7 @@ class RecordList(fields.Field[tuple[Any, ...]]):
         return tuple(out)
 
 
-class AwardSchema(_Strict):
+class AwardSchema(StrictSchema):
     point = StrictString(required=True, validate=validate.OneOf(("high", "low", "jack", "game")))
     card = _Card(required=True, allow_none=True)
     seat = _Seat(required=True, allow_none=True)
@@ -201,7 +185,7 @@ class AwardSchema(_Strict):
         return engine.Award(d["point"], d["card"], d["seat"], d["credited"])
 
 
-class LastHandSchema(_Strict):
+class LastHandSchema(StrictSchema):
     deal_number = StrictInt(required=True, validate=validate.Range(1, MAX_SCORE))
     trump = SuitField(required=True)
     awards = fields.List(fields.Nested(AwardSchema), required=True, validate=validate.Length(3, 4))
@@ -215,14 +199,9 @@ class LastHandSchema(_Strict):
 _DERIVED: Final = ("stock_count", "stock_top", "known_cards", "game_totals")
 
 
-class StateSchema(_Strict):
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``CaliforniaJackState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
-    game = StrictString(validate=validate.Equal(GAME_ID))
-    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
-    seq = StrictInt(validate=validate.Range(0, 2**31))
-    seed = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
-    options = OptionsField()
     phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
     deal_number = StrictInt(required=True, validate=validate.Range(1, MAX_SCORE))
     dealer = _Seat(required=True)
@@ -244,28 +223,22 @@ class StateSchema(_Strict):
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
-        for name in (*_DERIVED, "game", "rules_version"):
+        for name in _DERIVED:
             d.pop(name, None)
         return engine.State(
-            options=d.pop("options", engine.Options()),
+            **self.head(d),
             phase=engine.Phase(d.pop("phase")),
             to_move=tuple(d.pop("to_move")),
             hands=tuple(d.pop("hands")),  # a pair (Length(equal=2))
             trick=d.pop("trick"),
             tricks=d.pop("tricks"),
             draws=d.pop("draws"),
-            seq=d.pop("seq", 0),
-            seed=d.pop("seed", None),
             **d,
         )
 
 
-_STATE_SCHEMA: Final = StateSchema()
-
-
-def load_state(data: Any) -> engine.State:
-    """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
+STATE: Final = StateSchema()
+"""The state's loader (shape only: the engine's ``check_state`` judges consistency)."""
 
 
 def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:

@@ -17,20 +17,22 @@ from marshmallow import RAISE, Schema, ValidationError, fields, validate, valida
 from ..cards import Card
 from ..cards.packs import DeckProblem, by_text, check_deck
 from ..cards.shuffle import MAX_SEED
-from ..engines.base import BadSetup, InvalidState
+from ..engines.base import BadSetup, GameInfo, InvalidState
 from .cardtext import CARD_TEXT, card_text
-from .fields import FastSchema, ObjectField, StrictBool, StrictInt, StrictString
+from .fields import FastSchema, ObjectField, StrictBool, StrictInt, StrictSchema, StrictString
 
 __all__ = [
     "MAX_MOVES",
     "MoveRequest",
     "NewRequest",
+    "OptionsField",
     "ReplayRequest",
     "StateRequest",
     "flatten_errors",
     "load_options",
     "options_schema",
     "parse_deck",
+    "state_schema",
     "to_wire",
 ]
 
@@ -67,6 +69,51 @@ def wire_record(game_id: str, rules_version: str, state: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"game": game_id, "rules_version": rules_version}
     out.update(zip(state._fields, [v if type(v) in _PLAIN else to_wire(v) for v in state]))
     return out
+
+
+class OptionsField(fields.Field[Any]):
+    """A state's ``options``: loaded by the game's option ``schema`` into ``options_cls``; a bad one
+    is a state problem at ``options`` (its detail names the option)."""
+
+    def __init__(self, schema: Schema, options_cls: type, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._schema, self._cls = schema, options_cls
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> Any:
+        if not isinstance(value, Mapping):
+            raise ValidationError("options must be an object")
+        try:
+            return load_options(self._schema, self._cls, value)
+        except BadSetup as exc:
+            raise ValidationError(exc.detail) from None
+
+
+def state_schema(game: GameInfo, options: Schema, options_cls: type, *, seed: bool = True) -> type[StrictSchema]:
+    """The base of a game's state schema: the members every full state opens with (``game``,
+    ``rules_version``, ``seq``, ``seed`` where the game keeps one, ``options``). A game's
+    ``StateSchema`` subclasses it, declares its own members, and builds its State with
+    ``**self.head(d)`` in its ``post_load``."""
+    declared: dict[str, fields.Field[Any]] = {
+        "game": StrictString(validate=validate.Equal(game.game_id)),
+        "rules_version": StrictString(validate=validate.Equal(game.rules_version)),
+        "seq": StrictInt(validate=validate.Range(0, 2**31)),
+    }
+    if seed:
+        declared["seed"] = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
+    declared["options"] = OptionsField(options, options_cls)
+
+    class Head(StrictSchema):
+        def head(self, d: dict[str, Any]) -> dict[str, Any]:
+            """Pops the opening members from loaded ``d``: the State's ``options``, ``seq`` (and
+            ``seed``), defaults filled in; ``game`` and ``rules_version`` are dropped."""
+            d.pop("game", None)
+            d.pop("rules_version", None)
+            out = {"options": d.pop("options") if "options" in d else options_cls(), "seq": d.pop("seq", 0)}
+            if seed:
+                out["seed"] = d.pop("seed", None)
+            return out
+
+    return type(f"{game.game_id}.StateHead", (Head,), dict(declared))
 
 
 def load_state_with(schema: Schema, data: Any) -> Any:

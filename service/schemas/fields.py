@@ -40,6 +40,7 @@ __all__ = [
     "SeatField",
     "StrictBool",
     "StrictInt",
+    "StrictSchema",
     "StrictString",
     "SuitField",
     "has_plan",
@@ -503,3 +504,10 @@ class FastSchema(Schema):
                 except Exception:  # noqa: BLE001, S110 - any doubt: marshmallow decides, and words the refusal
                     pass
         return super().load(data, many=many, partial=partial, unknown=unknown)
+
+
+class StrictSchema(FastSchema):
+    """A ``FastSchema`` that refuses unknown members: every part of a game's state."""
+
+    class Meta:
+        unknown = RAISE

@@ -14,14 +14,12 @@ from typing import Any, Final
 from marshmallow import RAISE, ValidationError, fields, post_load, pre_load, validate
 
 from ..engines import russian_bank as engine
-from ..engines.base import BadSetup
 from .common import (
-    load_options,
-    load_state_with,
     options_schema,
+    state_schema,
     wire_record,
 )
-from .fields import CardField, CardList, FastSchema, SeatField, StrictBool, StrictInt, StrictString
+from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .moves import Bad, Move, Moves, Wire, card_of, seat
 
 GAME_ID: Final = engine.GAME_ID
@@ -46,19 +44,6 @@ class _OptionsSchema(type(_PLAIN_OPTIONS)):  # type: ignore[misc]
 OPTIONS: Final = _OptionsSchema(unknown=RAISE)
 
 
-class _Strict(FastSchema):
-    class Meta:
-        unknown = RAISE
-
-
-class OptionsField(fields.Field[Any]):
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
-        if not isinstance(value, Mapping):
-            raise ValidationError("options must be an object")
-        try:
-            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
-        except BadSetup as exc:
-            raise ValidationError(exc.detail) from None
 
 
 def _Cards(**kw: Any) -> CardList:
@@ -69,7 +54,7 @@ def _Piles(**kw: Any) -> fields.List[Any]:
     return fields.List(_Cards(), validate=validate.Length(equal=engine.PILES), required=True, **kw)
 
 
-class SeatPilesSchema(_Strict):
+class SeatPilesSchema(StrictSchema):
     stock = _Cards(required=True)
     hand = _Cards(required=True)
     hand_card = CardField(PACK, required=True, allow_none=True)
@@ -80,7 +65,7 @@ class SeatPilesSchema(_Strict):
         return engine.PlayerPiles(d["stock"], d["hand"], d["hand_card"], d["waste"])
 
 
-class ResultSchema(_Strict):
+class ResultSchema(StrictSchema):
     winner = SeatField(2, required=True, allow_none=True)
     reason = StrictString(required=True, validate=validate.OneOf([r.value for r in engine.Reason]))
     points = StrictInt(required=True, validate=validate.Range(0, 1000))
@@ -90,13 +75,9 @@ class ResultSchema(_Strict):
         return engine.Result(d["winner"], engine.Reason(d["reason"]), d["points"])
 
 
-class StateSchema(_Strict):
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)):  # type: ignore[misc]
     """``RussianBankState``: §5.1 plus ``seq`` and ``rules_version``."""
 
-    game = StrictString(validate=validate.Equal(GAME_ID))
-    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
-    seq = StrictInt(validate=validate.Range(0, 2**31))
-    options = OptionsField()
     phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
     first_player = SeatField(2, required=True)
     to_move = SeatField(2, required=True, allow_none=True)
@@ -110,25 +91,18 @@ class StateSchema(_Strict):
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
-        d.pop("game", None)
-        d.pop("rules_version", None)
         return engine.State(
-            options=d.pop("options", engine.Options()),
+            **self.head(d),
             phase=engine.Phase(d.pop("phase")),
             players=tuple(d.pop("players")),  # two seats (Length(equal=2))
             tableau=tuple(d.pop("tableau")),
             foundations=tuple(d.pop("foundations")),
-            seq=d.pop("seq", 0),
             **d,
         )
 
 
-_STATE_SCHEMA: Final = StateSchema()
-
-
-def load_state(data: Any) -> engine.State:
-    """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
+STATE: Final = StateSchema()
+"""The state's loader (shape only: the engine's ``check_state`` judges consistency)."""
 
 
 def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:

@@ -6,21 +6,17 @@ Names match openapi.yaml one to one: ``SchnapsenOptions`` ↔ ``OPTIONS``, ``Sch
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, ValidationError, fields, post_load, validate
+from marshmallow import ValidationError, fields, post_load, validate
 
-from ..cards.shuffle import MAX_SEED
 from ..engines import schnapsen as engine
-from ..engines.base import BadSetup
 from .common import (
-    load_options,
-    load_state_with,
     options_schema,
+    state_schema,
     wire_record,
 )
-from .fields import CardField, CardList, FastSchema, IntList, SeatField, StrictInt, StrictString, SuitField
+from .fields import CardField, CardList, IntList, SeatField, StrictInt, StrictSchema, StrictString, SuitField
 from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
@@ -49,22 +45,9 @@ def _Pair(inner: fields.Field[Any]) -> fields.List[Any]:
     return fields.List(inner, validate=validate.Length(equal=2), required=True)
 
 
-class _Strict(FastSchema):
-    class Meta:
-        unknown = RAISE
 
 
-class OptionsField(fields.Field[Any]):
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
-        if not isinstance(value, Mapping):
-            raise ValidationError("options must be an object")
-        try:
-            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
-        except BadSetup as exc:  # reported as a state problem at options.<name>
-            raise ValidationError(exc.detail) from None
-
-
-class ClosingSchema(_Strict):
+class ClosingSchema(StrictSchema):
     opp_tricks = _Int(required=True)
     opp_points = StrictInt(required=True, validate=validate.Range(0, 200))
 
@@ -73,7 +56,7 @@ class ClosingSchema(_Strict):
         return engine.Closing(d["opp_tricks"], d["opp_points"])
 
 
-class MeldSchema(_Strict):
+class MeldSchema(StrictSchema):
     suit = SuitField(required=True)
     points = StrictInt(required=True, validate=validate.OneOf((20, 40)))
 
@@ -82,7 +65,7 @@ class MeldSchema(_Strict):
         return engine.Meld(d["suit"], d["points"])
 
 
-class RevealSchema(_Strict):
+class RevealSchema(StrictSchema):
     player = _Seat(required=True)
     card = _Card(required=True)
 
@@ -91,12 +74,12 @@ class RevealSchema(_Strict):
         return engine.Reveal(d["player"], d["card"])
 
 
-class TrickEntrySchema(_Strict):
+class TrickEntrySchema(StrictSchema):
     player = _Seat(required=True)
     card = _Card(required=True)
 
 
-class LastTrickSchema(_Strict):
+class LastTrickSchema(StrictSchema):
     cards = _Cards(2, 2, required=True)
     leader = _Seat(required=True)
     winner = _Seat(required=True)
@@ -106,7 +89,7 @@ class LastTrickSchema(_Strict):
         return engine.LastTrick(d["cards"], d["leader"], d["winner"])
 
 
-class ResultSchema(_Strict):
+class ResultSchema(StrictSchema):
     winner = _Seat(required=True)
     game_points = StrictInt(required=True, validate=validate.Range(1, 3))
     reason = StrictString(required=True, validate=validate.OneOf([r.value for r in engine.Reason]))
@@ -120,14 +103,9 @@ class ResultSchema(_Strict):
 _DERIVED: Final = ("tricks_won", "card_points", "marriage_points", "points", "talon_size")
 
 
-class StateSchema(_Strict):
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``SchnapsenState``: §5.1 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
-    game = StrictString(validate=validate.Equal(GAME_ID))
-    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
-    seq = StrictInt(validate=validate.Range(0, 2**31))
-    seed = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
-    options = OptionsField()
     phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
     deal_number = StrictInt(required=True, validate=validate.Range(1, 100_000))
     dealer = _Seat(required=True)
@@ -161,10 +139,8 @@ class StateSchema(_Strict):
         trick = d.pop("trick")
         if trick and trick[0]["player"] != d["leader"]:
             raise ValidationError("the led card belongs to the leader", "trick")
-        d.pop("game", None)
-        d.pop("rules_version", None)
         return engine.State(
-            options=d.pop("options", engine.Options()),
+            **self.head(d),
             phase=engine.Phase(d.pop("phase")),
             game_points=d.pop("game_points"),
             hands=tuple(d.pop("hands")),
@@ -174,18 +150,12 @@ class StateSchema(_Strict):
             marriages=(tuple(d["marriages"][0]), tuple(d.pop("marriages")[1])),
             revealed=tuple(d.pop("revealed")),
             results=tuple(d.pop("results")),
-            seq=d.pop("seq", 0),
-            seed=d.pop("seed", None),
             **d,
         )
 
 
-_STATE_SCHEMA: Final = StateSchema()
-
-
-def load_state(data: Any) -> engine.State:
-    """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
+STATE: Final = StateSchema()
+"""The state's loader (shape only: the engine's ``check_state`` judges consistency)."""
 
 
 def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:

@@ -6,23 +6,19 @@ Names match openapi.yaml one to one: ``SevenUpOptions`` ↔ ``OPTIONS``, ``Seven
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import replace
 from functools import lru_cache
 from typing import Any, Final
 
-from marshmallow import RAISE, Schema, ValidationError, fields, post_load, validate
+from marshmallow import RAISE, Schema, fields, post_load, validate
 
-from ..cards.shuffle import MAX_SEED
 from ..engines import seven_up as engine
-from ..engines.base import BadSetup
 from .common import (
-    load_options,
-    load_state_with,
     options_schema,
+    state_schema,
     to_wire,
 )
-from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictString, SuitField
+from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
@@ -71,22 +67,9 @@ def _Ints(lo: int, hi: int, min_len: int, max_len: int, **kw: Any) -> fields.Lis
     return fields.List(StrictInt(validate=validate.Range(lo, hi)), validate=validate.Length(min_len, max_len), **kw)
 
 
-class _Strict(FastSchema):
-    class Meta:
-        unknown = RAISE
 
 
-class OptionsField(fields.Field[Any]):
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
-        if not isinstance(value, Mapping):
-            raise ValidationError("options must be an object")
-        try:
-            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
-        except BadSetup as exc:
-            raise ValidationError(exc.detail) from None
-
-
-class TrickCardSchema(_Strict):
+class TrickCardSchema(StrictSchema):
     player = _Seat(required=True)
     card = _Card(required=True)
 
@@ -95,7 +78,7 @@ class TrickCardSchema(_Strict):
         return engine.TrickCard(d["player"], d["card"])
 
 
-class TrickSchema(_Strict):
+class TrickSchema(StrictSchema):
     leader = _Seat(required=True)
     cards = fields.List(fields.Nested(TrickCardSchema), required=True, validate=validate.Length(2, 4))
     winner = _Seat(required=True)
@@ -105,7 +88,7 @@ class TrickSchema(_Strict):
         return engine.Trick(d["leader"], tuple(d["cards"]), d["winner"])
 
 
-class HandEventSchema(_Strict):
+class HandEventSchema(StrictSchema):
     event = StrictString(required=True, validate=validate.OneOf(("turned_jack", "gift")))
     party = StrictInt(required=True, validate=validate.Range(0, 2))
     points = StrictInt(required=True, validate=validate.Equal(1))
@@ -116,7 +99,7 @@ class HandEventSchema(_Strict):
         return engine.HandEvent(d["event"], d["party"], d["points"], d["card"])
 
 
-class AwardSchema(_Strict):
+class AwardSchema(StrictSchema):
     point = StrictString(required=True, validate=validate.OneOf(("high", "low", "jack", "game")))
     card = _Card(required=True, allow_none=True)
     seat = _Seat(required=True, allow_none=True)
@@ -128,7 +111,7 @@ class AwardSchema(_Strict):
         return engine.Award(d["point"], d["card"], d["seat"], d["party"], d["credited"])
 
 
-class LastHandSchema(_Strict):
+class LastHandSchema(StrictSchema):
     deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
     trump = SuitField(required=True)
     awards = fields.List(fields.Nested(AwardSchema), required=True, validate=validate.Length(equal=4))
@@ -139,14 +122,9 @@ class LastHandSchema(_Strict):
         return engine.LastHand(d["deal_number"], d["trump"], tuple(d["awards"]), tuple(d["game_totals"]))
 
 
-class StateSchema(_Strict):
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``SevenUpState``: §5 plus ``seq``, ``rules_version``, ``seed``."""
 
-    game = StrictString(validate=validate.Equal(GAME_ID))
-    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
-    seq = StrictInt(validate=validate.Range(0, 2**31))
-    seed = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
-    options = OptionsField()
     players = StrictInt(required=True, validate=validate.OneOf(engine.PLAYER_COUNTS))
     phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
     deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
@@ -173,10 +151,8 @@ class StateSchema(_Strict):
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
-        d.pop("game", None)
-        d.pop("rules_version", None)
         return engine.State(
-            options=d.pop("options", engine.Options()),
+            **self.head(d),
             phase=engine.Phase(d.pop("phase")),
             to_move=tuple(d.pop("to_move")),
             scores=tuple(d.pop("scores")),
@@ -185,18 +161,12 @@ class StateSchema(_Strict):
             trick=tuple(d.pop("trick")),
             tricks=tuple(d.pop("tricks")),
             hand_events=tuple(d.pop("hand_events")),
-            seq=d.pop("seq", 0),
-            seed=d.pop("seed", None),
             **d,
         )
 
 
-_STATE_SCHEMA: Final = StateSchema()
-
-
-def load_state(data: Any) -> engine.State:
-    """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
+STATE: Final = StateSchema()
+"""The state's loader (shape only: the engine's ``check_state`` judges consistency)."""
 
 
 _TEXT: Final = {c: str(c) for c in PACK}

@@ -6,24 +6,21 @@ Names match openapi.yaml: ``SlapjackOptions`` ↔ ``OPTIONS``, ``SlapjackState``
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, ValidationError, fields, post_load, validate
+from marshmallow import ValidationError, fields, post_load, validate
 
 from ..cards.shuffle import MAX_SEED
 from ..engines import slapjack as engine
-from ..engines.base import BadSetup
 from ..engines.claims import MAX_AT
 from .claims import claim_moves
 from .common import (
-    load_options,
-    load_state_with,
     options_schema,
+    state_schema,
     to_wire,
     wire_record,
 )
-from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictString
+from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -39,22 +36,9 @@ def _Seats(**kw: Any) -> fields.List[Any]:
     return fields.List(_Seat(), validate=validate.Length(max=MAX_SEATS), **kw)
 
 
-class _Strict(FastSchema):
-    class Meta:
-        unknown = RAISE
 
 
-class OptionsField(fields.Field[Any]):
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
-        if not isinstance(value, Mapping):
-            raise ValidationError("options must be an object")
-        try:
-            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
-        except BadSetup as exc:
-            raise ValidationError(exc.detail) from None
-
-
-class CenterCardSchema(_Strict):
+class CenterCardSchema(StrictSchema):
     card = CardField(PACK, required=True)
     player = _Seat(required=True)
 
@@ -63,7 +47,7 @@ class CenterCardSchema(_Strict):
         return engine.CenterCard(d["card"], d["player"])
 
 
-class PenaltySchema(_Strict):
+class PenaltySchema(StrictSchema):
     from_ = _Seat(required=True, data_key="from")
     to = _Seat(required=True)
     paid = StrictBool(required=True)
@@ -73,7 +57,7 @@ class PenaltySchema(_Strict):
         return engine.Penalty(d["from_"], d["to"], d["paid"])
 
 
-class ResultSchema(_Strict):
+class ResultSchema(StrictSchema):
     """``last_result``: the members of its ``kind`` exactly (§6.1, §6.3, §6.5)."""
 
     kind = StrictString(required=True, validate=validate.OneOf(list(engine.RESULT_FIELDS)))
@@ -98,13 +82,9 @@ class ResultSchema(_Strict):
         return engine.Result(**d)
 
 
-class StateSchema(_Strict):
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)):  # type: ignore[misc]
     """``SlapjackState``: §5 plus ``seq``, ``rules_version``; derived ``cards_held`` ignored."""
 
-    game = StrictString(validate=validate.Equal(GAME_ID))
-    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
-    seq = StrictInt(validate=validate.Range(0, 2**31))
-    options = OptionsField()
     players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
     phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
     stocks = fields.List(CardList(PACK, 0, 52), required=True, validate=validate.Length(2, MAX_SEATS))
@@ -125,7 +105,7 @@ class StateSchema(_Strict):
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
         return engine.State(
-            options=d.get("options", engine.Options()),
+            **self.head(d),
             players=d["players"],
             phase=engine.Phase(d["phase"]),
             stocks=tuple(d["stocks"]),
@@ -137,16 +117,11 @@ class StateSchema(_Strict):
             shuffle_count=d["shuffle_count"],
             winner=d["winner"],
             last_result=d["last_result"],
-            seq=d.get("seq", 0),
         )
 
 
-_STATE_SCHEMA: Final = StateSchema()
-
-
-def load_state(data: Any) -> engine.State:
-    """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
+STATE: Final = StateSchema()
+"""The state's loader (shape only: the engine's ``check_state`` judges consistency)."""
 
 
 def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:

@@ -7,22 +7,18 @@ engine's ``check_state`` (the player count is part of the state).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, ValidationError, fields, post_load, validate
+from marshmallow import ValidationError, fields, post_load, validate
 
 from ..cards import Card
 from ..cards.packs import by_text, full_52
-from ..cards.shuffle import MAX_SEED
 from ..engines import stukolka as engine
-from ..engines.base import BadSetup
 from .common import (
-    load_options,
-    load_state_with,
+    state_schema,
     to_wire,
 )
-from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictString
+from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
 from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, deck, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
@@ -30,17 +26,13 @@ PACK: Final = full_52()  # the largest pack; the engine checks a card against th
 MAX_SEAT: Final = max(engine.PLAYER_COUNTS) - 1
 
 
-class _Strict(FastSchema):
-    class Meta:
-        unknown = RAISE
-
 
 def _multiple_of_three(value: int) -> None:
     if value % 3:
         raise ValidationError("Must be a multiple of 3.")
 
 
-class OptionsSchema(_Strict):
+class OptionsSchema(StrictSchema):
     """``StukolkaOptions``: §3, defaults as in the spec."""
 
     dealer = StrictInt(load_default=0, validate=validate.Range(0, MAX_SEAT))
@@ -74,17 +66,8 @@ def _PerSeat(inner: fields.Field[Any]) -> fields.List[Any]:
     return fields.List(inner, required=True, validate=validate.Length(3, MAX_SEAT + 1))
 
 
-class OptionsField(fields.Field[Any]):
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
-        if not isinstance(value, Mapping):
-            raise ValidationError("options must be an object")
-        try:
-            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
-        except BadSetup as exc:  # reported as a state problem at options
-            raise ValidationError(exc.detail) from None
 
-
-class TrickCardSchema(_Strict):
+class TrickCardSchema(StrictSchema):
     player = _Seat(required=True)
     card = _Card(required=True)
 
@@ -93,7 +76,7 @@ class TrickCardSchema(_Strict):
         return engine.TrickCard(d["player"], d["card"])
 
 
-class CompletedTrickSchema(_Strict):
+class CompletedTrickSchema(StrictSchema):
     cards = _Cards(1, MAX_SEAT + 1, required=True)
     winner = _Seat(required=True)
 
@@ -102,7 +85,7 @@ class CompletedTrickSchema(_Strict):
         return engine.CompletedTrick(d["cards"], d["winner"])
 
 
-class ViolationSchema(_Strict):
+class ViolationSchema(StrictSchema):
     player = _Seat(required=True)
     code = StrictString(required=True, validate=validate.OneOf(engine.VIOLATION_CODES))
     trick = StrictInt(required=True, validate=validate.Range(1, engine.TRICKS))
@@ -131,7 +114,7 @@ class WinningsField(fields.Field[tuple[engine.Winning, ...]]):
         return tuple(sorted(out))
 
 
-class PlayedResultSchema(_Strict):
+class PlayedResultSchema(StrictSchema):
     kind = StrictString(required=True, validate=validate.Equal("played"))
     pot = StrictInt(required=True, validate=_MONEY)
     third = StrictInt(required=True, validate=_MONEY)
@@ -150,7 +133,7 @@ class PlayedResultSchema(_Strict):
         )
 
 
-class NoPlayResultSchema(_Strict):
+class NoPlayResultSchema(StrictSchema):
     kind = StrictString(required=True, validate=validate.OneOf([k.value for k in engine.Kind if k is not engine.Kind.PLAYED]))
     pot = StrictInt(required=True, validate=_MONEY)
     winner = _Seat(required=True, allow_none=True)
@@ -177,14 +160,9 @@ class ResultField(fields.Field[engine.Result]):
 _DERIVED: Final = ("trump", "stock_count", "tricks_won")
 
 
-class StateSchema(_Strict):
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``StukolkaState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
-    game = StrictString(validate=validate.Equal(GAME_ID))
-    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
-    seq = StrictInt(validate=validate.Range(0, 2**31))
-    seed = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
-    options = OptionsField()
     players = StrictInt(required=True, validate=validate.Range(3, MAX_SEAT + 1))
     phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
     deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
@@ -212,11 +190,11 @@ class StateSchema(_Strict):
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
-        for name in (*_DERIVED, "game", "rules_version"):
+        for name in _DERIVED:
             d.pop(name, None)
         decl = engine.Declaration
         return engine.State(
-            options=d.pop("options", engine.Options()),
+            **self.head(d),
             phase=engine.Phase(d.pop("phase")),
             hands=tuple(d.pop("hands")),
             declarations=tuple(None if x is None else decl(x) for x in d.pop("declarations")),
@@ -227,18 +205,12 @@ class StateSchema(_Strict):
             completed_tricks=tuple(d.pop("completed_tricks")),
             balances=tuple(d.pop("balances")),
             violations=tuple(d.pop("violations")),
-            seq=d.pop("seq", 0),
-            seed=d.pop("seed", None),
             **d,
         )
 
 
-_STATE_SCHEMA: Final = StateSchema()
-
-
-def load_state(data: Any) -> engine.State:
-    """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
+STATE: Final = StateSchema()
+"""The state's loader (shape only: the engine's ``check_state`` judges consistency)."""
 
 
 def _cards_wire(cards: tuple[Card, ...]) -> list[str]:

@@ -10,22 +10,18 @@ game's pack (three players play without one two, chosen by an option) is the eng
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final
 
-from marshmallow import RAISE, ValidationError, fields, post_load, validate
+from marshmallow import ValidationError, fields, post_load, validate
 
 from ..cards import Card
 from ..cards.packs import by_text
-from ..cards.shuffle import MAX_SEED
 from ..engines import yukon as engine
-from ..engines.base import BadSetup
 from .common import (
-    load_options,
-    load_state_with,
     options_schema,
+    state_schema,
 )
-from .fields import CardField, CardList, FastSchema, StrictInt, StrictString
+from .fields import CardField, CardList, StrictInt, StrictSchema, StrictString
 from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, deck, optional, seat
 
 GAME_ID: Final = engine.GAME_ID
@@ -44,22 +40,9 @@ def _Ints(**kw: Any) -> fields.List[Any]:
     return fields.List(StrictInt(validate=validate.Range(0, MAX_SCORE)), validate=validate.Length(2, 4), **kw)
 
 
-class _Strict(FastSchema):
-    class Meta:
-        unknown = RAISE
 
 
-class OptionsField(fields.Field[Any]):
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> engine.Options:
-        if not isinstance(value, Mapping):
-            raise ValidationError("options must be an object")
-        try:
-            return load_options(OPTIONS, engine.Options, value)  # type: ignore[no-any-return]
-        except BadSetup as exc:  # reported as a state problem at options.<name>
-            raise ValidationError(exc.detail) from None
-
-
-class PlayedSchema(_Strict):
+class PlayedSchema(StrictSchema):
     player = _Seat(required=True)
     card = CardField(PACK, required=True)
 
@@ -68,7 +51,7 @@ class PlayedSchema(_Strict):
         return engine.Played(d["player"], d["card"])
 
 
-class LastTrickSchema(_Strict):
+class LastTrickSchema(StrictSchema):
     cards = fields.List(fields.Nested(PlayedSchema), required=True, validate=validate.Length(2, 4))
     winner = _Seat(required=True)
     points = StrictInt(required=True, validate=validate.Range(0, engine.HAND_POINTS_TOTAL))
@@ -82,14 +65,9 @@ class LastTrickSchema(_Strict):
 _DERIVED: Final = ("hand_counts", "stock_count", "won_counts", "sides")
 
 
-class StateSchema(_Strict):
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``YukonState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
-    game = StrictString(validate=validate.Equal(GAME_ID))
-    rules_version = StrictString(validate=validate.Equal(engine.RULES_VERSION))
-    seq = StrictInt(validate=validate.Range(0, 2**31))
-    seed = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
-    options = OptionsField()
     players = StrictInt(required=True, validate=validate.OneOf(engine.PLAYER_COUNTS))
     phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
     dealer = _Seat(required=True)
@@ -111,7 +89,7 @@ class StateSchema(_Strict):
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
-        for name in (*_DERIVED, "game", "rules_version"):
+        for name in _DERIVED:
             d.pop(name, None)
         trick = d.pop("trick")
         n = d["players"]
@@ -119,25 +97,19 @@ class StateSchema(_Strict):
             raise ValidationError("the trick is played from the leader on, one seat after another", "trick")
         hand_points = d.pop("hand_points")
         return engine.State(
-            options=d.pop("options", engine.Options()),
+            **self.head(d),
             phase=engine.Phase(d.pop("phase")),
             hands=tuple(d.pop("hands")),
             trick=tuple(e.card for e in trick),
             won=tuple(d.pop("won")),
             hand_points=None if hand_points is None else tuple(hand_points),
             scores=tuple(d.pop("scores")),
-            seq=d.pop("seq", 0),
-            seed=d.pop("seed", None),
             **d,
         )
 
 
-_STATE_SCHEMA: Final = StateSchema()
-
-
-def load_state(data: Any) -> engine.State:
-    """A State from its wire form; raises InvalidState with field paths (shape only)."""
-    return load_state_with(_STATE_SCHEMA, data)  # type: ignore[no-any-return]
+STATE: Final = StateSchema()
+"""The state's loader (shape only: the engine's ``check_state`` judges consistency)."""
 
 
 _TEXT: Final = {c: str(c) for c in PACK}
