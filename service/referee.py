@@ -419,7 +419,7 @@ class Table:
             except (BadToken, ValueError):
                 raise ApiError(403, "bad_state_token", "The token was not sealed by this service for this game.") from None
             presented = caller.seat_key
-            who = sealer.identify(match.match_id, engine.players(state), presented) if presented else None
+            who = sealer.identify(match.match_id, engine.players(state), presented, legacy=match.legacy_seat_keys) if presented else None
             table = cls(referee, engine, codec, state, match, caller, who)
         else:
             if "token" in body:
@@ -610,8 +610,9 @@ class Table:
             if signer is not None:
                 env["record"] = signer.sign(self.record())
         if keys:
-            env["seat_keys"] = [sealer.seat_key(match.match_id, s) for s in range(players)]
-            env["table_key"] = sealer.seat_key(match.match_id, TABLE)
+            legacy = match.legacy_seat_keys
+            env["seat_keys"] = [sealer.seat_key(match.match_id, s, legacy=legacy) for s in range(players)]
+            env["table_key"] = sealer.seat_key(match.match_id, TABLE, legacy=legacy)
         return env
 
     def _register(self) -> None:
