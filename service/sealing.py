@@ -40,7 +40,10 @@ carried as ``"sk": 1`` in its format-2 tokens), so the keys its players hold sta
 Besides the state, a token carries what only the service may know about its match (``Match``):
 the match secret that drives every deal (docs/fair-play.md), the time the match began (the
 server clock of timed claims), a fixed first deal when the operator allows one, and the record of
-the accepted moves, kept pre-serialized so that a move costs the same at move 10 and move 400.
+the accepted moves: without a ledger, the moves themselves, kept pre-serialized (appended to,
+never parsed on a move); with one, only a hash chain over them (``chain_start``, ``chain_step``),
+while the moves are kept in the store beside the token (``ledger.py``), so the token's size and a
+move's cost depend on the state, not on the match's length, and a store that lies is caught.
 
 Token length is no side channel: the plaintext is padded with JSON whitespace to a length that the
 caller computes from public facts only (``seal(..., pad_to=...)``; see ``referee.py``).
@@ -70,6 +73,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 __all__ = [
+    "CHAIN_LABEL",
     "FORMAT",
     "MAX_TOKEN_CHARS",
     "PURPOSES",
@@ -78,6 +82,9 @@ __all__ = [
     "Match",
     "Sealer",
     "TokenTooLarge",
+    "chain_of",
+    "chain_start",
+    "chain_step",
     "check_key",
     "derive_key",
     "token_chars",
@@ -105,6 +112,7 @@ _SALT: Final = 12
 _NONCE: Final = 12
 _TAG: Final = 16
 _MESSAGE_KEY_INFO: Final = b"card-referee token v2 message key"
+CHAIN_LABEL: Final = b"card-referee record chain v1\n"
 _FORMAT1_VERSION: Final = 0x80  # a Fernet token's first byte
 _FORMAT1_HEAD_VERSION: Final = 2  # the "v" of a format-1 token's plaintext head
 _LEGACY_SEAT_LABEL: Final = b"card-referee seat key\x00"  # format 1's seat-key derivation (sha256(label ‖ key))
@@ -160,6 +168,25 @@ def _decode(token: str) -> bytes:
     return raw
 
 
+def chain_start(match_id: str, setup: dict[str, Any] | None) -> bytes:
+    """h_0 of a match's record chain: SHA-256(``CHAIN_LABEL`` ‖ match id ‖ newline ‖ the setup as
+    JSON with sorted keys, ``null`` for none)."""
+    return hashlib.sha256(CHAIN_LABEL + match_id.encode("utf-8") + b"\n" + orjson.dumps(setup, option=orjson.OPT_SORT_KEYS)).digest()
+
+
+def chain_step(chain: bytes, canonical_move: str) -> bytes:
+    """h_n = SHA-256(h_{n-1} ‖ the n-th move as applied, canonical JSON in UTF-8)."""
+    return hashlib.sha256(chain + canonical_move.encode("utf-8")).digest()
+
+
+def chain_of(match_id: str, setup: dict[str, Any] | None, moves: Sequence[str]) -> bytes:
+    """The chain over ``moves`` from the start of the match."""
+    chain = chain_start(match_id, setup)
+    for move in moves:
+        chain = chain_step(chain, move)
+    return chain
+
+
 @dataclass(frozen=True, slots=True)
 class Match:
     """What a sealed match carries besides its state.
@@ -171,7 +198,9 @@ class Match:
     canonical JSON, joined by commas (the inside of a JSON array; "" before the first move).
     ``epoch``: the ledger's epoch when the match was registered in it (``ledger.py``), else None.
     ``legacy_seat_keys``: the match began under token format 1, and its seat keys are derived as
-    format 1 derived them (see the module docstring).
+    format 1 derived them (see the module docstring). ``chain``: with the record kept in the
+    ledger, the hash chain over the record's moves (``chain_step``; ``moves`` stays "") and
+    ``count`` the number of moves it covers; None when the token carries the moves.
     """
 
     match_id: str
@@ -181,9 +210,19 @@ class Match:
     moves: str = ""
     epoch: str | None = None
     legacy_seat_keys: bool = False
+    chain: bytes | None = None
+    count: int = 0
+
+    @property
+    def record_in_ledger(self) -> bool:
+        """Whether the record's moves are kept in the ledger (the token holds their chain)."""
+        return self.chain is not None
 
     def with_move(self, canonical_move: str) -> Match:
-        """This match with one more accepted move (string concatenation: flat cost)."""
+        """This match with one more accepted move (string concatenation, or one step of the
+        chain: flat cost)."""
+        if self.chain is not None:
+            return replace(self, chain=chain_step(self.chain, canonical_move), count=self.count + 1)
         return replace(self, moves=canonical_move if not self.moves else self.moves + "," + canonical_move)
 
     def in_epoch(self, epoch: str | None) -> Match:
@@ -255,6 +294,9 @@ class Sealer:
             head["epoch"] = m.epoch
         if m.legacy_seat_keys:
             head["sk"] = 1
+        if m.chain is not None:
+            head["chain"] = m.chain.hex()
+            head["n"] = m.count
         # line 1: the head (compact JSON has no raw newline); then the record's moves as kept, never parsed here
         data = orjson.dumps(head) + b"\n" + m.moves.encode("utf-8")
         size = len(data)
@@ -300,10 +342,15 @@ class Sealer:
             epoch = payload.get("epoch")
             if len(secret) != 32 or type(t0) is not int or not (epoch is None or isinstance(epoch, str)):
                 raise ValueError("bad match data")
+            chain, count = None, 0
+            if "chain" in payload:
+                chain, count = bytes.fromhex(payload["chain"]), payload["n"]
+                if len(chain) != 32 or type(count) is not int or count < 0 or moves:
+                    raise ValueError("bad record chain")
         except (KeyError, TypeError, ValueError):
             raise BadToken() from None
         legacy_keys = legacy or payload.get("sk") == 1
-        return Match(payload["id"], secret, t0, payload.get("setup"), moves, epoch, legacy_keys), payload["state"]
+        return Match(payload["id"], secret, t0, payload.get("setup"), moves, epoch, legacy_keys, chain, count), payload["state"]
 
     def unseal(self, game: str, token: str) -> tuple[str, Any]:
         """(match id, state) from a token sealed for ``game``; raises BadToken."""

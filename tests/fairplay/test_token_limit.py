@@ -4,7 +4,10 @@ A Snap match with a stall limit too high to end it is flipped, move after move, 
 limit (``MAX_TOKEN_CHARS``, 524,288 characters): every token handed out fits, the move that would
 cross the limit is 422 ``token_too_large``, and the token sent stays current (with a ledger: the
 same move is refused again the same way, not as superseded; ``state`` and ``check`` still answer).
-The length the sealer predicts is the length it writes, byte for byte. A token sealed with the
+The length the sealer predicts is the length it writes, byte for byte. With the record in the ledger
+(issue 24, item 2) a Snap token stays the same size from move 10 to move 400 and far past the move
+where a self-contained token reaches the limit (the limit test plays a match whose token carries its
+record, as every match did before, with the ledger on). A token sealed with the
 service's keys (a host tool could) whose ``seq`` no token can have (2^70) is a clean 403
 ``bad_state_token``, not a 500 in the padding code.
 """
@@ -12,10 +15,12 @@ service's keys (a host tool could) whose ``seq`` no token can have (2^70) is a c
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -52,11 +57,24 @@ def test_the_sealer_refuses_to_make_a_token_over_the_limit() -> None:
     assert len(sealer.seal("snap", "m", {}, pad_to=390_000)) <= MAX_TOKEN_CHARS
 
 
+def _record_in_token(app: Flask, game: str, token: str) -> str:
+    """``token`` as it was sealed before the record moved beside it: the moves in the token, no chain."""
+    sealer = app.extensions["referee.sealer"]
+    match, packed = sealer.open(game, token)
+    assert match.record_in_ledger
+    return sealer.seal(game, match.match_id, packed, dataclasses.replace(match, chain=None, count=0))  # type: ignore[no-any-return]
+
+
+def _flips(plain: FlaskClient, env: dict[str, Any], at: int) -> dict[str, Any]:
+    move = {"type": "flip", "player": env["to_move"][0], "at": at}
+    return {"token": env["token"], "move": move}
+
+
 def test_a_snap_match_flipped_to_the_token_limit(app: Flask) -> None:
     plain = FlaskClient(app, app.response_class)  # speed: thousands of moves; the refusal goes through the contract client
     r = plain.post("/v1/games/snap/new", json={"options": {"stall_limit": 1_000_000}})
     assert r.status_code == 201
-    env = r.json
+    env = {**r.json, "token": _record_in_token(app, "snap", r.json["token"])}
     headers = {"X-Seat-Key": env["table_key"]}
     at, longest, moves = 0, 0, 0
     refused = None
@@ -85,6 +103,22 @@ def test_a_snap_match_flipped_to_the_token_limit(app: Flask) -> None:
     assert state.status_code == 200 and state.json["state"]["seq"] == moves
     check = contract.post("/v1/games/snap/check", json={"token": env["token"], "move": move}, headers=headers)
     assert check.status_code == 200 and check.json == {"legal": True}
+
+
+def test_with_the_record_in_the_ledger_a_snap_token_does_not_grow(app: Flask) -> None:
+    plain = FlaskClient(app, app.response_class)
+    r = plain.post("/v1/games/snap/new", json={"options": {"stall_limit": 1_000_000}})
+    env = r.json
+    headers = {"X-Seat-Key": env["table_key"]}
+    lengths = {0: len(env["token"])}
+    for n in range(1, 4001):
+        r = plain.post("/v1/games/snap/moves", data=orjson.dumps(_flips(plain, env, 5 * n)), content_type="application/json", headers=headers)
+        assert r.status_code == 200, (n, r.json)
+        env = r.json
+        lengths[n] = len(env["token"])
+    assert lengths[400] == lengths[10] == lengths[0] < 6000  # the padded size of the state and the chain
+    assert all(length == token_chars(pad_target("snap", 2, n, record_in_token=False)) for n, length in lengths.items())
+    assert lengths[4000] < 12_000  # past the move where a self-contained token reaches the limit
 
 
 def _forged(app: Flask, game: str, seq: int) -> str:
