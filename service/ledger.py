@@ -23,7 +23,8 @@ then one ``move`` per ``advance``), in the same atomic step as the compare-and-s
 is never lost, and a token that is not current cannot append. They expire with the match's entry.
 ``moves(match)`` reads them back, in order; the token carries only a hash chain over them
 (``sealing.Match.chain``), so the referee catches a store whose moves were altered, truncated,
-reordered or dropped (``referee.py``: 409 ``ledger_mismatch``).
+reordered or dropped (``referee.py``: 409 ``ledger_lost``, the store does not hold the match as
+it should).
 
 A token without an epoch (sealed before its match was ever registered: before this format, or
 while no ledger was configured) is current only when the store holds its match at exactly its

@@ -7,6 +7,9 @@ Sealed-mode access has one home, the ``Table`` of one call: it opens the token (
 state), authorizes the actor, checks the ledger, fills in what the service decides (decks from the
 match secret, the server clock of timed claims), records the accepted move, and seals the answer
 with its fairness commitment, padded, and, once the match is finished, with its signed record.
+With a ledger, a match begun here keeps its record's moves in the ledger (appended by the
+compare-and-set) and its token only their hash chain; the moves are read back, and checked against
+the chain, where the record is needed.
 Open mode goes through the same calls and skips what it has not.
 
 The HTTP views (``service.api.routes``) are adapters: they parse the body at the edge
