@@ -3,19 +3,23 @@
 long match (in-process, one core), and token sizes on long matches of every game.
 
 1. A sealed Snap match (the table key relays random moves) is played to move 400. From the tokens
-   at ``seq`` 10 and 400 the next move is sent ``--repeat`` times (the ledger entry is reset between
-   tries, so every try pays the compare-and-set): median ms per ``moves`` request, as the test client
-   sends it (encoding the body included) and with the body encoded beforehand, and token length.
-   Ledger: SQLite in a temporary file, or ``--redis redis://127.0.0.1:PORT/0``.
+   at ``seq`` 10 and 400 the next move is sent ``--repeat`` times (the ledger entry and the record's
+   moves in the store are put back between tries, so every try pays the compare-and-set and the
+   append): median ms per ``moves`` request, as the test client sends it (encoding the body
+   included) and with the body encoded beforehand, and token length. Ledger: SQLite in a temporary
+   file, or ``--redis redis://127.0.0.1:PORT/0``; the record is kept beside the token, in the
+   ledger, unless ``--record-in-token`` (the token carries it, as without a ledger; the ledger still
+   guards against rewinds).
 2. Token length at the end of the longest of ``--matches`` random matches per game with its default
    options (Bragging 20 hands, Stukolka 20 deals: their defaults never end), and the number of moves.
 
-Usage: python3 bench/record_cost.py [--repeat 30] [--matches 3] [--redis URL]
+Usage: python3 bench/record_cost.py [--repeat 30] [--matches 3] [--redis URL] [--record-in-token]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import random
 import statistics
@@ -44,11 +48,20 @@ def _move(client: FlaskClient, game: str, env: dict[str, Any], rng: random.Rando
     return mv, clock
 
 
-def long_match(client: FlaskClient, game: str, upto: int, seed: int) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
+def _in_token(client: FlaskClient, game: str, token: str) -> str:
+    """``token`` with its record carried in it (as before the record moved beside it): no chain."""
+    sealer = client.application.extensions["referee.sealer"]
+    match, packed = sealer.open(game, token)
+    return sealer.seal(game, match.match_id, packed, dataclasses.replace(match, chain=None, count=0))  # type: ignore[no-any-return]
+
+
+def long_match(client: FlaskClient, game: str, upto: int, seed: int, in_token: bool = False) -> dict[int, tuple[dict[str, Any], dict[str, Any]]]:
     """Envelopes (and the move played from them) at every seq of one match that reaches ``upto``."""
     for attempt in range(50):
         rng = random.Random(seed + attempt)
         env = client.post(f"/v1/games/{game}/new", json={}).json
+        if in_token:
+            env["token"] = _in_token(client, game, env["token"])
         table = env["table_key"]
         seen: dict[int, tuple[dict[str, Any], dict[str, Any]]] = {}
         clock = 0
@@ -63,27 +76,28 @@ def long_match(client: FlaskClient, game: str, upto: int, seed: int) -> dict[int
     raise SystemExit(f"no {game} match reached {upto} moves")
 
 
-def move_cost(app: Any, repeat: int, at: tuple[int, ...]) -> None:
+def move_cost(app: Any, repeat: int, at: tuple[int, ...], in_token: bool = False) -> None:
     client = FlaskClient(app, app.response_class)
     game = "snap"
-    seen = long_match(client, game, max(at), 1)
-    fp = app.extensions["referee.fairplay"]
-    ledger = fp.ledger
-    print(f"{game}: a move request with the record and the ledger on ({type(ledger).__name__}), median of {repeat}")
+    seen = long_match(client, game, max(at), 1, in_token)
+    ledger = app.extensions["referee.referee"].ledger
+    where = "in the token" if in_token else "beside the token, in the ledger"
+    print(f"{game}: a move request with the ledger on ({type(ledger).__name__}), the record {where}, median of {repeat}")
     for seq in at:
         env, mv = seen[seq]
         match_id = app.extensions["referee.sealer"].open(game, env["token"])[0].match_id
+        stored = ledger.moves(match_id)[:seq]  # what the store held at seq (none with the record in the token)
         headers = {"X-Seat-Key": env.get("table_key") or seen[0][0]["table_key"]}
         body = {"token": env["token"], "move": mv}
         raw = json.dumps(body).encode()
         times, served = [], []
         for _ in range(repeat):
-            _reset(ledger, match_id)
+            ledger.register(match_id, seq, stored)  # back to seq: the move is accepted again
             t = time.perf_counter()
             r = client.post(f"/v1/games/{game}/moves", json=body, headers=headers)
             times.append(time.perf_counter() - t)
             assert r.status_code == 200, r.json
-            _reset(ledger, match_id)
+            ledger.register(match_id, seq, stored)
             t = time.perf_counter()
             r = client.post(f"/v1/games/{game}/moves", data=raw, content_type="application/json", headers=headers)
             served.append(time.perf_counter() - t)
@@ -92,21 +106,17 @@ def move_cost(app: Any, repeat: int, at: tuple[int, ...]) -> None:
               f"   token {len(env['token']):6d} chars")
 
 
-def _reset(ledger: Any, match_id: str) -> None:
-    if hasattr(ledger, "_connect"):
-        ledger._connect().execute("DELETE FROM ledger WHERE match_id = ?", (match_id,))
-    else:
-        ledger._client.delete(ledger._key(match_id))
-
-
-def token_sizes(app: Any, matches: int) -> None:
+def token_sizes(app: Any, matches: int, in_token: bool = False) -> None:
     client = FlaskClient(app, app.response_class)
-    print(f"token length at the end of the longest of {matches} random matches (default options)")
+    where = "in the token" if in_token else "beside the token"
+    print(f"token length at the end of the longest of {matches} random matches (default options), the record {where}")
     for game in ENGINES:
         longest = (0, 0)
         for seed in range(matches):
             rng = random.Random(seed)
             env = client.post(f"/v1/games/{game}/new", json={"options": LONG_OPTIONS.get(game, {})}).json
+            if in_token:
+                env["token"] = _in_token(client, game, env["token"])
             table = env["table_key"]
             clock = 0
             n = 0
@@ -124,13 +134,14 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=3)
     parser.add_argument("--redis", default=None)
     parser.add_argument("--skip-sizes", action="store_true")
+    parser.add_argument("--record-in-token", action="store_true", help="the token carries the record (as without a ledger)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         url = args.redis or f"sqlite:///{tmp}/ledger.db"
         app = create_app({"SEAL_KEYS": [Fernet.generate_key().decode()], "LEDGER_URL": url})
-        move_cost(app, args.repeat, (10, 400))
+        move_cost(app, args.repeat, (10, 400), args.record_in_token)
         if not args.skip_sizes:
-            token_sizes(app, args.matches)
+            token_sizes(app, args.matches, args.record_in_token)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,15 @@ compares-and-sets atomically (it moves the match from ``seq`` to ``seq + 1``). E
   the match's last move). Nothing in the store can tell a lost entry from a forgotten one, so both
   are refused: a match the ledger does not know is never taken as current.
 
+**The record beside the token.** A match begun with a ledger configured keeps its accepted moves
+in the store as well (``register(match, seq, moves)`` for the moves a sealed ``replay`` begins with,
+then one ``move`` per ``advance``), in the same atomic step as the compare-and-set: an accepted move
+is never lost, and a token that is not current cannot append. They expire with the match's entry.
+``moves(match)`` reads them back, in order; the token carries only a hash chain over them
+(``sealing.Match.chain``), so the referee catches a store whose moves were altered, truncated,
+reordered or dropped (``referee.py``: 409 ``ledger_lost``, the store does not hold the match as
+it should).
+
 A token without an epoch (sealed before its match was ever registered: before this format, or
 while no ledger was configured) is current only when the store holds its match at exactly its
 ``seq``; else ``LOST``. Any failure to reach the store raises ``LedgerUnavailable``: the service then
@@ -35,6 +44,7 @@ import sqlite3
 import threading
 import time
 import urllib.parse
+from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
 __all__ = [
@@ -73,14 +83,19 @@ def new_epoch() -> str:
 
 
 class Ledger(Protocol):
-    def register(self, match_id: str, seq: int) -> str:
-        """Record a match that begins at ``seq``; the store's epoch (created on first use)."""
+    def register(self, match_id: str, seq: int, moves: Sequence[str] = ()) -> str:
+        """Record a match that begins at ``seq`` with the record's ``moves`` so far (canonical JSON
+        texts; any held before under this id are dropped); the store's epoch (created on first use)."""
 
     def check(self, epoch: str | None, match_id: str, seq: int) -> str:
         """``CURRENT``, ``SUPERSEDED`` or ``LOST`` for a token of ``epoch`` at ``seq``."""
 
-    def advance(self, epoch: str | None, match_id: str, seq: int) -> str:
-        """As ``check``, and on ``CURRENT`` atomically moves the match to ``seq + 1``."""
+    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None) -> str:
+        """As ``check``, and on ``CURRENT`` atomically moves the match to ``seq + 1`` and appends
+        ``move`` (when given) to its record."""
+
+    def moves(self, match_id: str) -> list[str]:
+        """The record's moves the store holds for a match, in order (none for a match it does not hold)."""
 
     def epoch(self) -> str | None:
         """The store's epoch (None before the first match was registered)."""
@@ -89,11 +104,18 @@ class Ledger(Protocol):
         """Raise LedgerUnavailable unless the store answers (within ``PING_TIMEOUT``)."""
 
 
-# Redis: KEYS[1] the epoch key, KEYS[2] the match's key. Results: 1 current, 0 superseded, -1 lost.
+# Redis: KEYS[1] the epoch key, KEYS[2] the match's key, KEYS[3] its record's list.
+# Register: ARGV epoch, seq, ttl, then the moves. Check: ARGV epoch, seq; advance adds seq + 1, ttl
+# and optionally the move. Results: 1 current, 0 superseded, -1 lost.
 _LUA_REGISTER: Final = """
 local e = redis.call('GET', KEYS[1])
 if not e then redis.call('SET', KEYS[1], ARGV[1]); e = ARGV[1] end
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
+redis.call('DEL', KEYS[3])
+for i = 4, #ARGV, 1000 do
+  redis.call('RPUSH', KEYS[3], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+end
+if #ARGV >= 4 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
 return e
 """
 _LUA_CHECK: Final = """
@@ -101,15 +123,20 @@ if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
 local v = redis.call('GET', KEYS[2])
 if not v then return -1 end
 if tonumber(v) ~= tonumber(ARGV[2]) then return 0 end
-if ARGV[3] then redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4]) end
+if ARGV[3] then
+  redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
+  if ARGV[5] then redis.call('RPUSH', KEYS[3], ARGV[5]) end
+  redis.call('EXPIRE', KEYS[3], ARGV[4])
+end
 return 1
 """
 _RESULTS: Final = {1: CURRENT, 0: SUPERSEDED, -1: LOST}
 
 
 class RedisLedger:
-    """The ledger in Redis: ``card-referee:epoch`` (no expiry), and one key per match,
-    ``card-referee:seq:<match id>``; every operation is one Lua script (atomic, one round trip)."""
+    """The ledger in Redis: ``card-referee:epoch`` (no expiry), and per match the key
+    ``card-referee:seq:<match id>`` and its record's list ``card-referee:moves:<match id>`` (same
+    expiry); every operation is one Lua script (atomic, one round trip)."""
 
     EPOCH_KEY: Final = "card-referee:epoch"
 
@@ -127,16 +154,23 @@ class RedisLedger:
     def _key(match_id: str) -> str:
         return f"card-referee:seq:{match_id}"
 
-    def register(self, match_id: str, seq: int) -> str:
+    @staticmethod
+    def _moves_key(match_id: str) -> str:
+        return f"card-referee:moves:{match_id}"
+
+    def _keys(self, match_id: str) -> list[str]:
+        return [self.EPOCH_KEY, self._key(match_id), self._moves_key(match_id)]
+
+    def register(self, match_id: str, seq: int, moves: Sequence[str] = ()) -> str:
         try:
-            epoch = self._register(keys=[self.EPOCH_KEY, self._key(match_id)], args=[new_epoch(), seq, self._ttl])
+            epoch = self._register(keys=self._keys(match_id), args=[new_epoch(), seq, self._ttl, *moves])
         except self._errors as exc:
             raise LedgerUnavailable(str(exc)) from None
         return epoch.decode("ascii") if isinstance(epoch, bytes) else str(epoch)
 
     def _run(self, epoch: str | None, match_id: str, args: list[Any]) -> str:
         try:
-            result = self._check(keys=[self.EPOCH_KEY, self._key(match_id)], args=[epoch or "", *args])
+            result = self._check(keys=self._keys(match_id), args=[epoch or "", *args])
         except self._errors as exc:
             raise LedgerUnavailable(str(exc)) from None
         return _RESULTS[int(result)]
@@ -144,8 +178,15 @@ class RedisLedger:
     def check(self, epoch: str | None, match_id: str, seq: int) -> str:
         return self._run(epoch, match_id, [seq])
 
-    def advance(self, epoch: str | None, match_id: str, seq: int) -> str:
-        return self._run(epoch, match_id, [seq, seq + 1, self._ttl])
+    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None) -> str:
+        return self._run(epoch, match_id, [seq, seq + 1, self._ttl, *([] if move is None else [move])])
+
+    def moves(self, match_id: str) -> list[str]:
+        try:
+            items = self._client.lrange(self._moves_key(match_id), 0, -1)
+        except self._errors as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        return [m.decode("utf-8") if isinstance(m, bytes) else str(m) for m in items]
 
     def epoch(self) -> str | None:
         try:
@@ -165,7 +206,8 @@ class RedisLedger:
 
 class SqliteLedger:
     """The ledger in a SQLite file: ``BEGIN IMMEDIATE`` makes each operation atomic across the
-    processes of one machine; the epoch is the ``meta`` table's ``epoch`` row. Expired rows are
+    processes of one machine; the epoch is the ``meta`` table's ``epoch`` row; a match's record is
+    its rows of ``moves`` (``n`` from 0), which live as long as its ``ledger`` row. Expired rows are
     purged every ``PURGE_EVERY`` moves."""
 
     PURGE_EVERY: Final = 1000
@@ -179,6 +221,8 @@ class SqliteLedger:
             with self._connect() as db:
                 db.execute("CREATE TABLE IF NOT EXISTS ledger (match_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, expires REAL NOT NULL)")
                 db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+                db.execute("CREATE TABLE IF NOT EXISTS moves (match_id TEXT NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL, "
+                           "PRIMARY KEY (match_id, n)) WITHOUT ROWID")
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
 
@@ -211,10 +255,12 @@ class SqliteLedger:
         row = db.execute("SELECT value FROM meta WHERE name = 'epoch'").fetchone()
         return None if row is None else str(row[0])
 
-    def register(self, match_id: str, seq: int) -> str:
+    def register(self, match_id: str, seq: int, moves: Sequence[str] = ()) -> str:
         def body(db: sqlite3.Connection) -> str:
             db.execute("INSERT OR IGNORE INTO meta (name, value) VALUES ('epoch', ?)", (new_epoch(),))
             db.execute("INSERT OR REPLACE INTO ledger (match_id, seq, expires) VALUES (?, ?, ?)", (match_id, seq, time.time() + self._ttl))
+            db.execute("DELETE FROM moves WHERE match_id = ?", (match_id,))
+            db.executemany("INSERT INTO moves (match_id, n, move) VALUES (?, ?, ?)", ((match_id, n, m) for n, m in enumerate(moves)))
             epoch = self._epoch(db)
             assert epoch is not None
             return epoch
@@ -240,7 +286,7 @@ class SqliteLedger:
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
 
-    def advance(self, epoch: str | None, match_id: str, seq: int) -> str:
+    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None) -> str:
         now = time.time()
 
         def body(db: sqlite3.Connection) -> str:
@@ -248,12 +294,26 @@ class SqliteLedger:
             if verdict != CURRENT:
                 return verdict
             db.execute("UPDATE ledger SET seq = ?, expires = ? WHERE match_id = ?", (seq + 1, now + self._ttl, match_id))
+            if move is not None:
+                db.execute("INSERT INTO moves (match_id, n, move) SELECT ?, COALESCE(MAX(n) + 1, 0), ? FROM moves WHERE match_id = ?",
+                           (match_id, move, match_id))
             self._moves += 1
             if self._moves % self.PURGE_EVERY == 0:
+                db.execute("DELETE FROM moves WHERE match_id IN (SELECT match_id FROM ledger WHERE expires <= ?)", (now,))
                 db.execute("DELETE FROM ledger WHERE expires <= ?", (now,))
             return CURRENT
 
         return self._transaction(body)  # type: ignore[no-any-return]
+
+    def moves(self, match_id: str) -> list[str]:
+        try:
+            rows = self._connect().execute(
+                "SELECT move FROM moves WHERE match_id = ? AND EXISTS (SELECT 1 FROM ledger WHERE match_id = ? AND expires > ?) ORDER BY n",
+                (match_id, match_id, time.time()),
+            ).fetchall()
+        except sqlite3.Error as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        return [str(r[0]) for r in rows]
 
     def epoch(self) -> str | None:
         try:

@@ -23,9 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from .engines import ENGINES
 from .engines.base import RulesError
@@ -33,6 +31,7 @@ from .fairness import ALGORITHM, commitment_holds
 from .replay import begin_sealed, replay_log, sealed_deal
 from .schemas import SCHEMAS
 from .schemas.common import parse_deck, to_wire
+from .sealing import derive_key
 
 __all__ = [
     "RECORD_FORMAT",
@@ -53,7 +52,6 @@ __all__ = [
 RECORD_FORMAT: Final = "card-referee-record/1"
 VERDICT_FORMAT: Final = "card-referee-verdict/1"
 MAX_SAFE: Final = 2**53 - 1
-HKDF_INFO: Final = b"card-referee record signing key v1"
 
 
 class RecordError(Exception):
@@ -125,8 +123,10 @@ def _unb64url(text: str) -> bytes:
 
 
 def signing_key_from_seal_key(raw_seal_key: bytes) -> Ed25519PrivateKey:
-    """The Ed25519 key every instance sharing ``raw_seal_key`` derives alike (HKDF-SHA256)."""
-    seed = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=HKDF_INFO).derive(raw_seal_key)
+    """The Ed25519 key every instance sharing ``raw_seal_key`` derives alike (HKDF-SHA256,
+    ``sealing.derive_key``'s ``"signing"`` purpose, whose label is the one records were first signed
+    under: the published keys stay the same)."""
+    seed = derive_key(raw_seal_key, "signing")
     return Ed25519PrivateKey.from_private_bytes(seed)
 
 

@@ -7,6 +7,9 @@ Sealed-mode access has one home, the ``Table`` of one call: it opens the token (
 state), authorizes the actor, checks the ledger, fills in what the service decides (decks from the
 match secret, the server clock of timed claims), records the accepted move, and seals the answer
 with its fairness commitment, padded, and, once the match is finished, with its signed record.
+With a ledger, a match begun here keeps its record's moves in the ledger (appended by the
+compare-and-set) and its token only their hash chain; the moves are read back, and checked against
+the chain, where the record is needed.
 Open mode goes through the same calls and skips what it has not.
 
 The HTTP views (``service.api.routes``) are adapters: they parse the body at the edge
@@ -50,7 +53,7 @@ from .records import (
 from .replay import begin_sealed, replay_log, sealed_deal
 from .schemas import SCHEMAS, GameCodec
 from .schemas.common import parse_deck, to_wire
-from .sealing import MAX_TOKEN_CHARS, TABLE, BadToken, Match, Sealer, TokenTooLarge, token_chars
+from .sealing import MAX_TOKEN_CHARS, TABLE, BadToken, Match, Sealer, TokenTooLarge, chain_of, chain_start, token_chars
 
 __all__ = ["TO_MOVE", "Caller", "Referee", "Table", "now_ms", "pad_target"]
 
@@ -90,23 +93,33 @@ PAD_PER_MOVE: Final = {
 }
 """Bytes per ``seq``: the longest recorded move of the game seen over random matches plus the growth
 of its state per move (finished deals' results), rounded up (bench/record_cost.py measures them)."""
+PAD_LEDGER_BASE: Final = 3072
+PAD_LEDGER_PER_MOVE: Final = 1
+"""With the record in the ledger the token holds the state, the match data and the record's hash
+chain, not the moves: the largest state seen over random matches of every game and player count is
+1.7 KiB (California Jack), the match data with a fixed first deal 0.6 KiB; the state does not grow
+with the match (bench/record_cost.py), one byte per ``seq`` covers the digits of the counters."""
 
 
-def pad_target(game: str, players: int, seq: int) -> int:
-    """The plaintext length of a sealed token of ``game`` with ``players`` seats at ``seq``: a
-    function of these public facts only. Content that outgrows it (never seen over the suite's
-    random matches; possible with long batches of judges' claims) grows by whole ``PAD_STEP``s."""
-    raw = PAD_BASE + PAD_PER_SEAT * players + PAD_PER_MOVE.get(game, 128) * seq
+def pad_target(game: str, players: int, seq: int, record_in_token: bool = True) -> int:
+    """The plaintext length of a sealed token of ``game`` with ``players`` seats at ``seq``, whose
+    record is in the token (else in the ledger, the token carrying its chain): a function of these
+    public facts only. Content that outgrows it (never seen over the suite's random matches;
+    possible with long batches of judges' claims) grows by whole ``PAD_STEP``s."""
+    if record_in_token:
+        raw = PAD_BASE + PAD_PER_SEAT * players + PAD_PER_MOVE.get(game, 128) * seq
+    else:
+        raw = PAD_LEDGER_BASE + PAD_PER_SEAT * players + PAD_LEDGER_PER_MOVE * seq
     return -(-raw // PAD_STEP) * PAD_STEP
 
 
-def _plausible_seq(engine: Any, state: Any) -> bool:
+def _plausible_seq(engine: Any, state: Any, record_in_token: bool = True) -> bool:
     """Whether a sealed state's ``seq`` is one a token of this service can have: an integer whose
     padded token fits in ``MAX_TOKEN_CHARS`` (a token is never shorter than its ``pad_target``)."""
     seq = state.seq
     if type(seq) is not int or seq < 0:
         return False
-    return token_chars(pad_target(engine.GAME_ID, engine.players(state), seq)) <= MAX_TOKEN_CHARS
+    return token_chars(pad_target(engine.GAME_ID, engine.players(state), seq, record_in_token)) <= MAX_TOKEN_CHARS
 
 
 # --- the ledger's verdicts ------------------------------------------------------------------------
@@ -135,6 +148,16 @@ def _ledger_says(verdict: str) -> None:
         409, "ledger_lost",
         "The ledger does not hold this match as it should (it lost its data, was replaced, or forgot the match "
         "REFEREE_LEDGER_TTL seconds after its last move): its tokens are refused. Start a new match, or adjudicate its moves.",
+    )
+
+
+def _record_mismatch() -> ApiError:
+    """The store's moves of a match are not the ones its token's hash chain covers: refused as
+    ``ledger_lost`` (the ledger does not hold the match as it should), never answered from."""
+    return ApiError(
+        409, "ledger_lost",
+        "The ledger does not hold this match as it should: the moves it keeps for the match do not match the hash chain "
+        "sealed in the token (altered, reordered, truncated or lost). Its tokens are refused; adjudicate the moves you hold.",
     )
 
 
@@ -187,6 +210,11 @@ class Referee:
         return cls(config, sealer, signer, ledger, **kwargs)
 
     # --- the services -----------------------------------------------------------------------
+
+    @property
+    def has_ledger(self) -> bool:
+        """Whether a ledger is configured (opened or not): new matches keep their record in it."""
+        return self._ledger is not None or self._open_ledger is not None
 
     @property
     def ledger(self) -> Ledger | None:
@@ -340,6 +368,8 @@ class Table:
         self.created = False  # begun by this call (new, replay): registered in the ledger when answered
         self._filled_deck = False
         self._token: str | None = None  # sealed by ``accept`` before the ledger moved
+        self._unstored: list[str] = []  # record in the ledger: moves of this call not yet in the store
+        self._record_moves: list[str] | None = None  # record in the ledger: the record's moves, read and checked
 
     @property
     def sealed(self) -> bool:
@@ -398,7 +428,9 @@ class Table:
         elif seed is not None:
             setup = {"seed": seed}
         state = begin_sealed(engine, options, players, fixed, seed, secret)
-        table = cls(referee, engine, codec, state, Match(match_id, secret, _time_of(caller, referee), setup), caller, TABLE)
+        chain = chain_start(match_id, setup) if referee.has_ledger else None  # the record beside the token
+        match = Match(match_id, secret, _time_of(caller, referee), setup, chain=chain)
+        table = cls(referee, engine, codec, state, match, caller, TABLE)
         table.replayed = replay
         table.created = True
         return table, engine.initial_events(state)
@@ -415,12 +447,15 @@ class Table:
             try:
                 match, packed = sealer.open(engine.GAME_ID, body["token"])
                 state = codec.unpack(packed)  # sealed by us: trusted, no re-validation
-                if not _plausible_seq(engine, state):
+                if not _plausible_seq(engine, state, not match.record_in_ledger):
                     raise BadToken()
             except (BadToken, ValueError):
                 raise ApiError(403, "bad_state_token", "The token was not sealed by this service for this game.") from None
+            if match.record_in_ledger and not referee.has_ledger:
+                raise ApiError(409, "ledger_lost", "This match keeps its record in a ledger, and this service has none configured: "
+                                                   "its tokens are refused. Adjudicate the moves you hold.")
             presented = caller.seat_key
-            who = sealer.identify(match.match_id, engine.players(state), presented) if presented else None
+            who = sealer.identify(match.match_id, engine.players(state), presented, legacy=match.legacy_seat_keys) if presented else None
             table = cls(referee, engine, codec, state, match, caller, who)
         else:
             if "token" in body:
@@ -571,7 +606,12 @@ class Table:
         ledger = self.referee.ledger
         if ledger is not None:
             with _reaching_the_ledger():
-                _ledger_says(ledger.advance(before.epoch, before.match_id, seq))
+                text = None
+                if before.record_in_ledger:  # appended in the same atomic step as the compare-and-set
+                    text = self._unstored.pop()
+                    if self.engine.status(new_state) == "finished" and self.referee.signer is not None:
+                        self._record_moves = [*self._stored_moves(ledger, before), text]  # checked before the ledger moves
+                _ledger_says(ledger.advance(before.epoch, before.match_id, seq, text))
 
     def replay_move(self, move: Any, new_state: Any, dealt: bool) -> None:
         """``new_state`` (after ``move``) is this table's; sealed, the move joins the record as applied
@@ -580,7 +620,10 @@ class Table:
             wire = to_wire(move)
             if dealt and isinstance(move, NextDeal):
                 wire.pop("deck", None)
-            self.match = self.match.with_move(canonical(wire))
+            text = canonical(wire)
+            self.match = self.match.with_move(text)
+            if self.match.record_in_ledger:
+                self._unstored.append(text)
         self.state = new_state
         self._token = None
 
@@ -611,8 +654,9 @@ class Table:
             if signer is not None:
                 env["record"] = signer.sign(self.record())
         if keys:
-            env["seat_keys"] = [sealer.seat_key(match.match_id, s) for s in range(players)]
-            env["table_key"] = sealer.seat_key(match.match_id, TABLE)
+            legacy = match.legacy_seat_keys
+            env["seat_keys"] = [sealer.seat_key(match.match_id, s, legacy=legacy) for s in range(players)]
+            env["table_key"] = sealer.seat_key(match.match_id, TABLE, legacy=legacy)
         return env
 
     def _register(self) -> None:
@@ -622,16 +666,26 @@ class Table:
         if ledger is None or self.match is None:
             return
         with _reaching_the_ledger():
-            epoch = ledger.register(self.match.match_id, self.state.seq)
+            epoch = ledger.register(self.match.match_id, self.state.seq, self._unstored)  # a sealed replay's moves
+        self._unstored = []
         self.match = self.match.in_epoch(epoch)
         self.created = False
+
+    def _stored_moves(self, ledger: Ledger, match: Match) -> list[str]:
+        """The record's moves as the ledger keeps them, checked against ``match``'s hash chain
+        (409 ``ledger_lost`` when they differ in any way)."""
+        with _reaching_the_ledger():
+            moves = ledger.moves(match.match_id)
+        if len(moves) != match.count or chain_of(match.match_id, match.setup, moves) != match.chain:
+            raise _record_mismatch()
+        return moves
 
     def _seal(self) -> str:
         """This table's token, padded (422 ``token_too_large`` when it would exceed ``MAX_TOKEN_CHARS``)."""
         sealer = self.referee.sealer
         assert sealer is not None and self.match is not None
         engine, state = self.engine, self.state
-        pad = pad_target(engine.GAME_ID, engine.players(state), state.seq)
+        pad = pad_target(engine.GAME_ID, engine.players(state), state.seq, not self.match.record_in_ledger)
         try:
             return sealer.seal(engine.GAME_ID, self.match.match_id, self.codec.pack(state), self.match, pad_to=pad)
         except TokenTooLarge:
@@ -648,6 +702,13 @@ class Table:
 
         assert self.match is not None
         engine, state, match = self.engine, self.state, self.match
+        moves = match.moves
+        if match.record_in_ledger:  # read from the store and checked against the token's chain
+            if self._record_moves is None:
+                ledger = self.referee.ledger
+                assert ledger is not None  # begin refused the token otherwise
+                self._record_moves = self._stored_moves(ledger, match)
+            moves = ",".join(self._record_moves)
         doc: dict[str, Any] = {
             "format": RECORD_FORMAT,
             "game": engine.GAME_ID,
@@ -656,7 +717,7 @@ class Table:
             "options": to_wire(state.options) if hasattr(state, "options") else {},
             "match_id": match.match_id,
             "fairness": fairness(match.secret, match.match_id, True),
-            "moves": json.loads("[" + match.moves + "]"),
+            "moves": json.loads("[" + moves + "]"),
             "result": result_of(engine, state),
         }
         if match.setup:

@@ -1,5 +1,6 @@
 """Fixtures of the fair-play tests: a real ``redis-server`` (Debian package) on 127.0.0.1, started
-and stopped by the tests, and sealed apps with a SQLite or Redis ledger.
+and stopped by the tests, and sealed apps with a SQLite or Redis ledger (``record_app``: every record
+mode, the record in the token or beside it in either store).
 
 Ports: 18500-18599 (18500 + 10 × the xdist worker number + offset), so parallel workers never
 share a Redis. Without ``redis-server`` on the PATH the Redis tests skip and say why (``.ci/run``
@@ -98,3 +99,16 @@ def ledger_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 def fair_app() -> Flask:
     """Sealed mode as in production, without a ledger."""
     return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD])
+
+
+@pytest.fixture(scope="module", params=["token", "sqlite", "redis"], ids=["record in token", "record in sqlite", "record in redis"])
+def record_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Flask:
+    """Sealed mode as in production in each record mode: without a ledger (the token carries the
+    record), or with a SQLite or Redis ledger (the record beside the token, its hash chain in it)."""
+    if request.param == "token":
+        return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD])
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path_factory.mktemp('records') / 'ledger.db'}"
+    else:
+        url = request.getfixturevalue("redis_server").url
+    return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD], LEDGER_URL=url)

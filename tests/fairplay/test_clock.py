@@ -66,13 +66,13 @@ def test_the_table_key_keeps_the_judges_timestamps(fair_app: Flask, game: str) -
     assert stale.status_code == 422 and stale.json["code"] == "stale_claim"
 
 
-def test_stamped_times_are_in_the_record(fair_app: Flask) -> None:
-    """The record holds each move as applied: the service's `at`, not the client's."""
+def test_stamped_times_are_in_the_record(record_app: Flask) -> None:
+    """The record holds each move as applied: the service's `at`, not the client's (in the token or beside it)."""
     from flask.testing import FlaskClient
 
     from tests.fairplay.helpers import play
 
-    plain = FlaskClient(fair_app, fair_app.response_class)
+    plain = FlaskClient(record_app, record_app.response_class)
     env = new_match(plain, "slapjack")
     keys = env["seat_keys"]
     token, seat = env["token"], env["to_move"][0]

@@ -1,5 +1,5 @@
 """The rewind guard on real stores (issue 13, item 5): the ledger's compare-and-set and its epoch in
-SQLite and in a real ``redis-server``, expiry (an expired match is refused, never current), two gunicorn instances sharing keys and the Redis ledger with
+SQLite and in a real ``redis-server``, the record's moves appended by it alone (issue 24), expiry (an expired match is refused, never current), two gunicorn instances sharing keys and the Redis ledger with
 many threads racing one token (exactly one move wins), and Redis stopped mid-run (503
 ``ledger_unavailable``, never 200; ``/readyz`` 503 too)."""
 
@@ -50,13 +50,34 @@ def test_compare_and_set(kind: str, tmp_path: Path, request: pytest.FixtureReque
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_the_record_is_appended_by_the_compare_and_set_only(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    """A move joins the stored record exactly when ``advance`` answers current; ``register`` starts
+    the record over (a sealed replay's moves, or none)."""
+    led = _store(kind, tmp_path, request)
+    m = f"rec-{kind}-{time.monotonic_ns()}"
+    epoch = led.register(m, 3, ['{"a":1}', '{"a":2}', '{"a":3}'])
+    assert led.moves(m) == ['{"a":1}', '{"a":2}', '{"a":3}'] and led.moves(f"{m}-none") == []
+    assert led.advance(epoch, m, 3, '{"a":4}') == CURRENT
+    assert led.advance(epoch, m, 3, '{"b":4}') == SUPERSEDED  # a token that is not current appends nothing
+    assert led.advance("another-epoch", m, 4, '{"c":5}') == LOST
+    assert led.check(epoch, m, 4) == CURRENT and led.moves(m) == ['{"a":1}', '{"a":2}', '{"a":3}', '{"a":4}']
+    assert led.advance(epoch, m, 4) == CURRENT and len(led.moves(m)) == 4  # a record kept in the token: nothing stored
+    led.register(m, 0)
+    assert led.moves(m) == []
+    assert led.register(f"{m}-long", 2500, [f'{{"n":{i}}}' for i in range(2500)]) == epoch  # more than one Lua unpack
+    assert led.moves(f"{m}-long") == [f'{{"n":{i}}}' for i in range(2500)]
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_entries_expire_and_an_expired_match_is_refused(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     led = _store(kind, tmp_path, request, ttl=1)
     m = f"ttl-{kind}-{time.monotonic_ns()}"
     epoch = led.register(m, 0)
-    assert led.advance(epoch, m, 0) == CURRENT and led.check(epoch, m, 0) == SUPERSEDED
+    assert led.advance(epoch, m, 0, '{"a":1}') == CURRENT and led.check(epoch, m, 0) == SUPERSEDED
+    assert led.moves(m) == ['{"a":1}']
     time.sleep(1.2)
     assert led.check(epoch, m, 0) == LOST and led.check(epoch, m, 1) == LOST  # forgotten (the store stays bounded), never current
+    assert led.moves(m) == []  # the record expires with the match
 
 
 def test_threads_racing_on_sqlite(tmp_path: Path) -> None:
@@ -65,16 +86,19 @@ def test_threads_racing_on_sqlite(tmp_path: Path) -> None:
     wins = []
     barrier = threading.Barrier(12)
 
-    def go() -> None:
+    def go(i: int) -> None:
         barrier.wait(timeout=10)
-        wins.append(led.advance(epoch, "race", 0))
+        wins.append((led.advance(epoch, "race", 0, f'{{"t":{i}}}'), i))
 
-    threads = [threading.Thread(target=go) for _ in range(12)]
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(12)]
     for t in threads:
         t.start()
     for t in threads:
         t.join(timeout=20)
-    assert wins.count(CURRENT) == 1 and wins.count(SUPERSEDED) == 11
+    verdicts = [v for v, _ in wins]
+    assert verdicts.count(CURRENT) == 1 and verdicts.count(SUPERSEDED) == 11
+    winner = next(i for v, i in wins if v == CURRENT)
+    assert led.moves("race") == [f'{{"t":{winner}}}']  # the winner's move, and only it
 
 
 def test_urls() -> None:
@@ -86,7 +110,8 @@ def test_urls() -> None:
 
 def test_unreachable_redis_raises() -> None:
     led = RedisLedger(f"redis://127.0.0.1:{port(9)}/0", 60)  # nothing listens there
-    for call_it in (lambda: led.advance("e", "m", 0), lambda: led.check("e", "m", 0), lambda: led.register("m", 0), led.ping, led.epoch):
+    for call_it in (lambda: led.advance("e", "m", 0), lambda: led.check("e", "m", 0), lambda: led.register("m", 0), led.ping, led.epoch,
+                    lambda: led.moves("m")):
         with pytest.raises(LedgerUnavailable):
             call_it()
 

@@ -3,8 +3,10 @@ count and ``seq``, never on hidden cards (issue 13, item 6).
 
 Over random matches of every game and several player counts, each state is sealed as the table
 seals it (the state, the match data, the record's moves so far, padded to ``pad_target``), and
-equal (game, players, seq) must give equal lengths. Then the same over HTTP, for the two cases the
-issue measured (Yukon; California Jack with a face-down stock).
+equal (game, players, seq) must give equal lengths; so with the record beside the token (the token
+holds the state and the record's hash chain, padded by ``pad_target(..., record_in_token=False)``).
+Then the same over HTTP in every record mode, for the two cases the issue measured (Yukon;
+California Jack with a face-down stock).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from service.records import canonical
 from service.referee import pad_target
 from service.schemas import SCHEMAS
 from service.schemas.common import to_wire
-from service.sealing import Match, Sealer
+from service.sealing import Match, Sealer, chain_start, token_chars
 from tests.conftest import KEY_NEW
 from tests.fairplay.helpers import SHORT, new_match, play
 from tests.playouts import random_playout
@@ -31,8 +33,9 @@ from tests.playouts import random_playout
 SEALER = Sealer([KEY_NEW])
 
 
+@pytest.mark.parametrize("in_token", [True, False], ids=["record in token", "record beside it"])
 @pytest.mark.parametrize("game", sorted(ENGINES))
-def test_equal_public_facts_give_equal_token_lengths(game: str) -> None:
+def test_equal_public_facts_give_equal_token_lengths(game: str, in_token: bool) -> None:
     engine, codec = ENGINES[game], SCHEMAS[game]
     counts = sorted({min(engine.PLAYER_COUNTS), max(engine.PLAYER_COUNTS)})
     lengths: dict[tuple[int, int], set[int]] = defaultdict(set)
@@ -41,7 +44,9 @@ def test_equal_public_facts_give_equal_token_lengths(game: str) -> None:
     for players in counts:
         for seed in range(6):
             options = engine.Options(**SHORT[game]) if SHORT[game] and seed % 2 else None
-            match = Match(secrets.token_urlsafe(16), secrets.token_bytes(32), 1_764_600_000_000 + seed)
+            match_id = secrets.token_urlsafe(16)
+            chain = None if in_token else chain_start(match_id, None)
+            match = Match(match_id, secrets.token_bytes(32), 1_764_600_000_000 + seed, epoch=secrets.token_urlsafe(16), chain=chain)
             for _, move, after in random_playout(engine, players, seed + 100, options, max_moves=250):
                 wire = to_wire(move)
                 if isinstance(move, NextDeal):
@@ -49,7 +54,9 @@ def test_equal_public_facts_give_equal_token_lengths(game: str) -> None:
                 match = match.with_move(canonical(wire))
                 if after.seq % 3:
                     continue  # every third state is plenty
-                token = SEALER.seal(game, match.match_id, codec.pack(after), match, pad_to=pad_target(game, players, after.seq))
+                pad = pad_target(game, players, after.seq, in_token)
+                token = SEALER.seal(game, match.match_id, codec.pack(after), match, pad_to=pad)
+                assert len(token) == token_chars(pad), "the content outgrew its padding"
                 lengths[(players, after.seq)].add(len(token))
                 unpadded[(players, after.seq)].add(len(SEALER.seal(game, match.match_id, codec.pack(after), match)))
                 states += 1
@@ -72,8 +79,8 @@ def _lengths_by_seq(client: FlaskClient, game: str, options: dict[str, Any] | No
     ("yukon", None),
     ("california_jack", {"stock_face_up": False}),
 ])
-def test_over_http_two_matches_have_equal_token_lengths_move_by_move(fair_app: Flask, game: str, options: dict[str, Any] | None) -> None:
-    plain = FlaskClient(fair_app, fair_app.response_class)
+def test_over_http_two_matches_have_equal_token_lengths_move_by_move(record_app: Flask, game: str, options: dict[str, Any] | None) -> None:
+    plain = FlaskClient(record_app, record_app.response_class)
     a = _lengths_by_seq(plain, game, options, 1)
     b = _lengths_by_seq(plain, game, options, 2)
     common = sorted(set(a) & set(b))

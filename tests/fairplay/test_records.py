@@ -2,7 +2,9 @@
 director would: the commitment holds for the revealed secret, every deal recomputed from it equals
 the deal played, the record's signature verifies with the JWK Set of ``GET /v1/keys``, the record
 replays to the same result (``replay`` and ``python3 -m service.verify``), and a record with one
-changed move, seat, option or result is refused.
+changed move, seat, option or result is refused. Each in every record mode (``record_app``): the
+token carrying the record, and the record kept beside it in a SQLite or Redis ledger, where it must
+adjudicate exactly alike: its moves are the moves sent, in order.
 
 The moves of a match go through a plain Flask client (speed); ``new``, the finished envelope,
 ``/v1/keys`` and every ``replay`` answer go through the contract client (checked against openapi.yaml).
@@ -41,17 +43,19 @@ def _plain(app: Flask) -> FlaskClient:
 
 
 @pytest.fixture(scope="module")
-def finished(fair_app: Flask) -> dict[str, dict[str, Any]]:
+def finished(record_app: Flask) -> dict[str, dict[str, Any]]:
     """Per game: the first envelope, the deals played (state before, deal number, state after) and
     the finished envelope."""
-    contract, plain = fair_app.test_client(), _plain(fair_app)
+    contract, plain = record_app.test_client(), _plain(record_app)
     out = {}
     for game, seed in SEEDS.items():
         engine = ENGINES[game]
         first = new_match(contract, game, PLAYERS.get(game), SHORT[game] or None)
         deals = []
         last = first
+        sent = []
         for before, mv, after in play(plain, game, first, seed, short=True):
+            sent.append(mv)
             if mv["type"] == "next_deal":
                 b = true_state(plain, game, before["token"])
                 deals.append((b, mv, true_state(plain, game, after["token"])))
@@ -59,7 +63,7 @@ def finished(fair_app: Flask) -> dict[str, dict[str, Any]]:
         assert last["status"] == "finished", game
         final = contract.post(f"/v1/games/{game}/state", json={"token": last["token"]}).json  # contract-checked
         out[game] = {"first": first, "first_state": true_state(plain, game, first["token"]), "deals": deals, "final": final,
-                     "engine": engine}
+                     "engine": engine, "sent": sent}
     return out
 
 
@@ -82,6 +86,14 @@ def test_commitment_and_every_deal_recompute_from_the_revealed_secret(finished: 
         assert engine.step(before, dealt)[0] == after
 
 
+@pytest.mark.parametrize("game", sorted(SEEDS))
+def test_the_record_holds_the_moves_sent_in_order(finished: dict[str, Any], game: str) -> None:
+    """Sent with the table key, a move is recorded as sent (its ``at`` kept, a ``next_deal`` without
+    a deck): in every record mode the record's moves are exactly the moves of the match."""
+    record = finished[game]["final"]["record"]
+    assert record["moves"] == finished[game]["sent"] and len(record["moves"]) == finished[game]["final"]["state"]["seq"]
+
+
 def test_the_sample_checks_later_deals_too(finished: dict[str, Any]) -> None:
     """Deals come from random secrets, so a match's length varies; the sample as a whole must
     include later deals: Bragging and Stukolka are played over 2 deals each, so at least two
@@ -90,8 +102,8 @@ def test_the_sample_checks_later_deals_too(finished: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("game", sorted(SEEDS))
-def test_record_signature_verifies_and_replays_to_the_same_result(fair_app: Flask, finished: dict[str, Any], game: str) -> None:
-    client = fair_app.test_client()
+def test_record_signature_verifies_and_replays_to_the_same_result(record_app: Flask, finished: dict[str, Any], game: str) -> None:
+    client = record_app.test_client()
     record = finished[game]["final"]["record"]
     jwks = client.get("/v1/keys").json
     check_signature(record, public_keys(jwks))
@@ -136,8 +148,8 @@ def _mutations(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("game", ["schnapsen", "slapjack", "russian_bank", "bragging"])
-def test_a_changed_record_is_refused(fair_app: Flask, finished: dict[str, Any], game: str, tmp_path: Path) -> None:
-    client = fair_app.test_client()
+def test_a_changed_record_is_refused(record_app: Flask, finished: dict[str, Any], game: str, tmp_path: Path) -> None:
+    client = record_app.test_client()
     record = finished[game]["final"]["record"]
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps(client.get("/v1/keys").json))
@@ -149,16 +161,16 @@ def test_a_changed_record_is_refused(fair_app: Flask, finished: dict[str, Any], 
         assert verify_main([str(path), "--keys", str(keys)]) == 1, what
 
 
-def test_a_record_with_a_wrong_secret_is_bad_commitment(fair_app: Flask, finished: dict[str, Any]) -> None:
+def test_a_record_with_a_wrong_secret_is_bad_commitment(record_app: Flask, finished: dict[str, Any]) -> None:
     """Even signed by the service's own key, a record whose secret does not open its commitment."""
     from service.referee import Referee
 
     record = copy.deepcopy(finished["schnapsen"]["final"]["record"])
     record["fairness"]["secret"] = "00" * 32
-    fp = Referee.from_config(fair_app.extensions["referee.config"])
+    fp = Referee.from_config(record_app.extensions["referee.config"])
     assert fp.signer is not None
     resigned = fp.signer.sign(record)
-    r = fair_app.test_client().post("/v1/games/schnapsen/replay", json={"record": resigned})
+    r = record_app.test_client().post("/v1/games/schnapsen/replay", json={"record": resigned})
     assert r.status_code == 422 and r.json["code"] == "bad_commitment"
 
 
@@ -170,8 +182,8 @@ def test_a_record_of_another_service_is_bad_signature(finished: dict[str, Any]) 
     assert r.status_code == 422 and r.json["code"] == "bad_signature"
 
 
-def test_record_replay_is_refused_mixed_with_a_log(fair_app: Flask, finished: dict[str, Any]) -> None:
-    r = fair_app.test_client().post("/v1/games/schnapsen/replay", json={"record": finished["schnapsen"]["final"]["record"], "moves": []})
+def test_record_replay_is_refused_mixed_with_a_log(record_app: Flask, finished: dict[str, Any]) -> None:
+    r = record_app.test_client().post("/v1/games/schnapsen/replay", json={"record": finished["schnapsen"]["final"]["record"], "moves": []})
     assert r.status_code == 400 and r.json["code"] == "invalid_request"
 
 
@@ -190,11 +202,11 @@ def test_record_replay_works_in_open_mode_with_the_signing_keys(finished: dict[s
     assert r.status_code == 200 and r.json["result_matches"] is True
 
 
-def test_verify_command_offline(fair_app: Flask, finished: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_command_offline(record_app: Flask, finished: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     record = tmp_path / "record.json"
     keys = tmp_path / "keys.json"
     record.write_text(json.dumps(finished["snap"]["final"]["record"]))
-    keys.write_text(json.dumps(fair_app.test_client().get("/v1/keys").json))
+    keys.write_text(json.dumps(record_app.test_client().get("/v1/keys").json))
     run = subprocess.run([sys.executable, "-m", "service.verify", str(record), "--keys", str(keys)],
                          check=False, cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr

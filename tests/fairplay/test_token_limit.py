@@ -4,17 +4,23 @@ A Snap match with a stall limit too high to end it is flipped, move after move, 
 limit (``MAX_TOKEN_CHARS``, 524,288 characters): every token handed out fits, the move that would
 cross the limit is 422 ``token_too_large``, and the token sent stays current (with a ledger: the
 same move is refused again the same way, not as superseded; ``state`` and ``check`` still answer).
-The length the sealer predicts is the length Fernet writes, byte for byte. A token sealed with the
+The length the sealer predicts is the length it writes, byte for byte. With the record in the ledger
+(issue 24, item 2) a Snap token stays the same size from move 10 to move 400 and far past the move
+where a self-contained token reaches the limit (the limit test plays a match whose token carries its
+record, as every match did before, with the ledger on). A token sealed with the
 service's keys (a host tool could) whose ``seq`` no token can have (2^70) is a clean 403
 ``bad_state_token``, not a 500 in the padding code.
 """
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import json
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -25,7 +31,7 @@ from service.cards.shuffle import deal_deck
 from service.engines import ENGINES
 from service.referee import pad_target
 from service.schemas import SCHEMAS
-from service.sealing import MAX_TOKEN_CHARS, FernetKeys, Sealer, TokenTooLarge, token_chars
+from service.sealing import MAX_TOKEN_CHARS, Sealer, TokenTooLarge, token_chars
 from tests.conftest import KEY_NEW, make_app
 
 
@@ -34,10 +40,10 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Flask:
     return make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{tmp_path_factory.mktemp('ledger') / 'l.db'}")
 
 
-def test_predicted_token_length_is_fernets() -> None:
-    keys = FernetKeys([os.urandom(32)])
+def test_predicted_token_length_is_the_written_one() -> None:
+    sealer = Sealer([base64.urlsafe_b64encode(os.urandom(32)).decode()])
     for n in [*range(70), 1000, 1023, 1024, 1025, 393_000, 393_215, 393_216]:
-        assert len(keys.encrypt(b" " * n)) == token_chars(n), n
+        assert len(sealer._encrypt("snap", b" " * n)) == token_chars(n), n
     biggest = max(n for n in range(393_000, 393_300) if token_chars(n) <= MAX_TOKEN_CHARS)
     assert token_chars(biggest) <= MAX_TOKEN_CHARS < token_chars(biggest + 1)
 
@@ -51,11 +57,24 @@ def test_the_sealer_refuses_to_make_a_token_over_the_limit() -> None:
     assert len(sealer.seal("snap", "m", {}, pad_to=390_000)) <= MAX_TOKEN_CHARS
 
 
+def _record_in_token(app: Flask, game: str, token: str) -> str:
+    """``token`` as it was sealed before the record moved beside it: the moves in the token, no chain."""
+    sealer = app.extensions["referee.sealer"]
+    match, packed = sealer.open(game, token)
+    assert match.record_in_ledger
+    return sealer.seal(game, match.match_id, packed, dataclasses.replace(match, chain=None, count=0))  # type: ignore[no-any-return]
+
+
+def _flips(plain: FlaskClient, env: dict[str, Any], at: int) -> dict[str, Any]:
+    move = {"type": "flip", "player": env["to_move"][0], "at": at}
+    return {"token": env["token"], "move": move}
+
+
 def test_a_snap_match_flipped_to_the_token_limit(app: Flask) -> None:
     plain = FlaskClient(app, app.response_class)  # speed: thousands of moves; the refusal goes through the contract client
     r = plain.post("/v1/games/snap/new", json={"options": {"stall_limit": 1_000_000}})
     assert r.status_code == 201
-    env = r.json
+    env = {**r.json, "token": _record_in_token(app, "snap", r.json["token"])}
     headers = {"X-Seat-Key": env["table_key"]}
     at, longest, moves = 0, 0, 0
     refused = None
@@ -86,6 +105,22 @@ def test_a_snap_match_flipped_to_the_token_limit(app: Flask) -> None:
     assert check.status_code == 200 and check.json == {"legal": True}
 
 
+def test_with_the_record_in_the_ledger_a_snap_token_does_not_grow(app: Flask) -> None:
+    plain = FlaskClient(app, app.response_class)
+    r = plain.post("/v1/games/snap/new", json={"options": {"stall_limit": 1_000_000}})
+    env = r.json
+    headers = {"X-Seat-Key": env["table_key"]}
+    lengths = {0: len(env["token"])}
+    for n in range(1, 4001):
+        r = plain.post("/v1/games/snap/moves", data=orjson.dumps(_flips(plain, env, 5 * n)), content_type="application/json", headers=headers)
+        assert r.status_code == 200, (n, r.json)
+        env = r.json
+        lengths[n] = len(env["token"])
+    assert lengths[400] == lengths[10] == lengths[0] < 6000  # the padded size of the state and the chain
+    assert all(length == token_chars(pad_target("snap", 2, n, record_in_token=False)) for n, length in lengths.items())
+    assert lengths[4000] < 12_000  # past the move where a self-contained token reaches the limit
+
+
 def _forged(app: Flask, game: str, seq: int) -> str:
     """A token sealed with the app's own keys, as a host tool holding them could, at ``seq``."""
     engine, codec = ENGINES[game], SCHEMAS[game]
@@ -95,9 +130,9 @@ def _forged(app: Flask, game: str, seq: int) -> str:
     where = next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
     packed = codec.pack(state)
     packed["s"][where] = seq
-    head = {"v": 2, "game": game, "id": secrets.token_urlsafe(16), "secret": "00" * 32, "t0": 0, "setup": None, "state": packed}
+    head = {"id": secrets.token_urlsafe(16), "secret": "00" * 32, "t0": 0, "setup": None, "state": packed}
     sealer = app.extensions["referee.sealer"]
-    return sealer._fernet.encrypt(json.dumps(head).encode() + b"\n").decode()  # type: ignore[no-any-return]
+    return sealer._encrypt(game, json.dumps(head).encode() + b"\n")  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize("seq", [2**70, 2**64, -1])
