@@ -1,4 +1,5 @@
-"""openapi.yaml's move components are generated from the games' declarations (service/schemas/contract.py).
+"""openapi.yaml's per-game move, request and answer components are generated from the games'
+declarations (service/schemas/contract.py).
 
 A hand edit of a generated component, or a declaration changed without running
 ``python3 -m service.schemas.contract``, fails here; so does a declaration whose schemas the
@@ -41,3 +42,16 @@ def test_a_changed_declaration_shows_as_a_difference() -> None:
     changed = {**wanted, name: {**wanted[name], "description": "changed\n"}}
     assert render(DOCUMENT, changed) != DOCUMENT
     assert render(render(DOCUMENT, changed), wanted) == DOCUMENT
+
+
+def test_every_games_request_and_answer_schemas_are_generated() -> None:
+    """Each game's new, moves, check, state and replay bodies, envelope, record and verdict come
+    from its CONTRACT, with its own player counts."""
+    wanted = generated()
+    for game, codec in SCHEMAS.items():
+        prefix = codec.moves.prefix
+        for suffix in ("NewRequest", "MoveRequest", "StateRequest", "ReplayRequest", "MatchRecord", "Envelope", "ReplayResult"):
+            assert prefix + suffix in wanted, (game, suffix)
+        players = wanted[prefix + "NewRequest"]["properties"]["players"]
+        assert players["enum"] == list(ENGINES[game].PLAYER_COUNTS), game
+        assert wanted[prefix + "Envelope"]["properties"]["game"]["const"] == game

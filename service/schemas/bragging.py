@@ -23,6 +23,7 @@ from .common import (
 )
 from .fields import CardList, StrictBool, StrictInt, StrictSchema, StrictString
 from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck, optional, seat
+from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 FULL_PACK: Final = engine.PACKS[52]  # the 36-card pack is a subset; check_state checks the chosen pack
@@ -268,3 +269,6 @@ MOVES: Final = Moves(
         ),
     ),
 )
+
+CONTRACT: Final = Contract(MOVES, CARD, "BraggingSeat", title="Bragging (Russian four-card brag)")
+"""What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

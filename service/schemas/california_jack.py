@@ -22,6 +22,7 @@ from .common import (
 )
 from .fields import CardField, CardList, IntList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .moves import ANY_CARD, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
+from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -265,3 +266,6 @@ MOVES: Final = Moves(
         ),
     ),
 )
+
+CONTRACT: Final = Contract(MOVES, CARD, "CaliforniaJackSeat")
+"""What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

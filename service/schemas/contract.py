@@ -1,8 +1,10 @@
 """openapi.yaml's generated components: written from the games' declarations, never by hand.
 
 Every game's moves (``<Game>Move``, each move type, and every schema they reach: seats, cards,
-stakes, timestamps) are declared once in ``service/schemas/<game_id>.py`` (``moves.Moves``). This
-module writes those declarations into openapi.yaml, in place, each component where it stands:
+stakes, timestamps) are declared once in ``service/schemas/<game_id>.py`` (``moves.Moves``), and
+its request and answer schemas (``<Game>NewRequest`` … ``<Game>ReplayResult``) are written from
+its ``CONTRACT`` (``wrappers.py``). This module writes them into openapi.yaml, in place, each
+component where it stands:
 
     python3 -m service.schemas.contract          # rewrite openapi.yaml's generated components
     python3 -m service.schemas.contract --check  # exit 1 if openapi.yaml differs from them
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .moves import components
+from .wrappers import wrappers
 
 __all__ = ["generated", "render"]
 
@@ -30,10 +33,16 @@ _ENTRY = re.compile(r"^    ([A-Za-z0-9_]+):")
 
 
 def generated() -> dict[str, Any]:
-    """The components the declarations give, by name."""
+    """The components the declarations give, by name: every game's move schemas, then its request
+    and answer schemas."""
     from . import SCHEMAS
 
-    return components(codec.moves for codec in SCHEMAS.values())
+    out = components(codec.moves for codec in SCHEMAS.values())
+    for codec in SCHEMAS.values():
+        for name, schema in wrappers(codec.module.CONTRACT).items():
+            if out.setdefault(name, schema) != schema:
+                raise ValueError(f"two different schemas are named {name}")
+    return out
 
 
 _WIDTH = 110
@@ -64,7 +73,7 @@ def _dump(name: str, schema: Mapping[str, Any]) -> str:
         """``prefix`` (``"key: "`` or ``"- "``, already indented) followed by ``value``."""
         if isinstance(value, str) and "\n" in value:
             return [prefix + "|"] + [indent + "  " + line if line else "" for line in value.rstrip("\n").split("\n")]
-        if not isinstance(value, (Mapping, list)) or (fits(prefix, value) and not (top and "description" in value)):
+        if not isinstance(value, (Mapping, list)) or (fits(prefix, value) and not (isinstance(value, Mapping) and "description" in value)):
             return [prefix + flow(value)]
         out = [prefix.rstrip()] if not prefix.endswith("- ") else []
         inner = indent + "  "

@@ -21,6 +21,7 @@ from .common import (
 )
 from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .moves import Bad, Move, Moves, Wire, card_of, seat
+from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -164,3 +165,6 @@ MOVES: Final = Moves(
         Move("pass", "§6.5 end the turn when hand and waste are empty and no hand card is up."),
     ),
 )
+
+CONTRACT: Final = Contract(MOVES, CARD, "RussianBankSeat")
+"""What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

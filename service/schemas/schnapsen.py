@@ -18,6 +18,7 @@ from .common import (
 )
 from .fields import CardField, CardList, IntList, SeatField, StrictInt, StrictSchema, StrictString, SuitField
 from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
+from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -191,3 +192,6 @@ MOVES: Final = Moves(
         ),
     ),
 )
+
+CONTRACT: Final = Contract(MOVES, CARD, "SchnapsenSeat")
+"""What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -20,6 +20,7 @@ from .common import (
 )
 from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
+from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -268,3 +269,6 @@ MOVES: Final = Moves(
         ),
     ),
 )
+
+CONTRACT: Final = Contract(MOVES, CARD, "SevenUpSeat")
+"""What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -21,6 +21,8 @@ from .common import (
     wire_record,
 )
 from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
+from .moves import ANY_CARD
+from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -144,3 +146,6 @@ MOVES: Final = claim_moves(
     batch="§6.2 competing claims judged together: earliest `at` first, equal `at` in list order. A\n"
     "top-level `player` is ignored. In sealed mode claims of several seats need the table key.\n",
 )
+
+CONTRACT: Final = Contract(MOVES, ANY_CARD, "Seat", rules_version=False)
+"""What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

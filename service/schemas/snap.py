@@ -20,6 +20,8 @@ from .common import (
     wire_record,
 )
 from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
+from .moves import ANY_CARD
+from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
@@ -154,3 +156,6 @@ MOVES: Final = claim_moves(
     "pool under `tie_rule: pool`). A top-level `player` is ignored. In sealed mode calls of several\n"
     "seats need the table key.\n",
 )
+
+CONTRACT: Final = Contract(MOVES, ANY_CARD, "Seat", rules_version=False)
+"""What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -20,6 +20,7 @@ from .common import (
 )
 from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
 from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, deck, optional, seat
+from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = full_52()  # the largest pack; the engine checks a card against the game's own pack
@@ -339,3 +340,6 @@ MOVES: Final = Moves(
         ),
     ),
 )
+
+CONTRACT: Final = Contract(MOVES, CARD, "StukolkaSeat")
+"""What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

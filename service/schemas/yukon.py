@@ -23,6 +23,7 @@ from .common import (
 )
 from .fields import CardField, CardList, StrictInt, StrictSchema, StrictString
 from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, deck, optional, seat
+from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.FULL_PACK
@@ -209,3 +210,6 @@ MOVES: Final = Moves(
         ),
     ),
 )
+
+CONTRACT: Final = Contract(MOVES, CARD, "YukonSeat")
+"""What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""
