@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
+from .common import MAX_MOVES
 from .moves import Moves, Wire
 
 __all__ = ["Contract", "wrappers"]
@@ -52,329 +53,324 @@ def wrappers(contract: Contract) -> dict[str, Any]:
     card = contract.card.ref()
     seat = ref(contract.seat)
     rules_version = ref(P + "RulesVersion") if contract.rules_version else {"type": "string"}
+    deck = {
+        "description": "Every card of the game's pack for these players and options, exactly once, top card first (else 422\n"
+        "`invalid_deck`).\n",
+        "type": "array",
+        "uniqueItems": True,
+        "items": card,
+    }
+    move = {
+        "description": "The move. Must be a JSON object (else 400); anything wrong inside it is a 422 with the game's code\n"
+        "(`invalid_move`, `unknown_move_type`, ...).\n",
+        "$ref": _REF + P + "Move",
+    }
+    log = {
+        "description": f"The move log, in order (at most {MAX_MOVES:,} moves). Each entry must be a move of this game as its\n"
+        "schema writes it, else the whole request is 400 `invalid_request` with the JSON Pointer of each\n"
+        "such entry (`/moves/3/player`), before any move is judged; a well-formed move the rules refuse\n"
+        "is the verdict's `first_illegal`.\n",
+        "type": "array",
+        "maxItems": MAX_MOVES,
+        "items": ref(P + "Move"),
+    }
     return {
-        P + 'NewRequest': {
-            'description': f'Starts a {title} game. Every member is optional; an empty body means `{{}}`.',
-            'type': 'object',
-            'additionalProperties': False,
-            'properties': {
-                'players': players,
-                'options': ref(P + 'OptionsInput'),
-                'deck': {
-                    'description': "Every card of the game's pack for these players and options, exactly once, top card first (else 422\n`invalid_deck`).\n",
-                    'type': 'array',
-                    'uniqueItems': True,
-                    'items': card,
-                },
-                'seed': ref('Seed'),
+        P + "NewRequest": {
+            "description": f'Starts a {title} game. Every member is optional; an empty body means `{{}}`.',
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "players": players,
+                "options": ref(P + "OptionsInput"),
+                "deck": deck,
+                "seed": ref("Seed"),
             },
         },
-        P + 'MoveWithState': {
-            'description': 'Open mode: a move and the full state it applies to.',
-            'type': 'object',
-            'additionalProperties': False,
-            'required': ['state', 'move'],
-            'properties': {
-                'state': ref(P + 'State'),
-                'move': {
-                    'description': "The move. Must be a JSON object (else 400); anything wrong inside it is a 422 with the game's code\n(`invalid_move`, `unknown_move_type`, ...).\n",
-                    '$ref': _REF + P + 'Move',
-                },
-                'expected_seq': ref('ExpectedSeq'),
+        P + "MoveWithState": {
+            "description": 'Open mode: a move and the full state it applies to.',
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["state", "move"],
+            "properties": {
+                "state": ref(P + "State"),
+                "move": move,
+                "expected_seq": ref("ExpectedSeq"),
             },
         },
-        P + 'MoveWithToken': {
-            'description': 'Sealed mode: a move and the token of the state it applies to.',
-            'type': 'object',
-            'additionalProperties': False,
-            'required': ['token', 'move'],
-            'properties': {
-                'token': ref('Token'),
-                'move': {
-                    'description': "The move. Must be a JSON object (else 400); anything wrong inside it is a 422 with the game's code\n(`invalid_move`, `unknown_move_type`, ...).\n",
-                    '$ref': _REF + P + 'Move',
-                },
-                'expected_seq': ref('ExpectedSeq'),
+        P + "MoveWithToken": {
+            "description": 'Sealed mode: a move and the token of the state it applies to.',
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["token", "move"],
+            "properties": {
+                "token": ref("Token"),
+                "move": move,
+                "expected_seq": ref("ExpectedSeq"),
             },
         },
-        P + 'MoveRequest': {
-            'description': 'A move and exactly one of `state` (open mode) and `token` (sealed mode); both or neither: 400\n`invalid_request`; a `token` in open mode: 400; a `state` in sealed mode: 403 `token_required`.\n',
-            'oneOf': [ref(P + 'MoveWithState'), ref(P + 'MoveWithToken')],
+        P + "MoveRequest": {
+            "description": 'A move and exactly one of `state` (open mode) and `token` (sealed mode); both or neither: 400\n`invalid_request`; a `token` in open mode: 400; a `state` in sealed mode: 403 `token_required`.\n',
+            "oneOf": [ref(P + "MoveWithState"), ref(P + "MoveWithToken")],
         },
-        P + 'StateWithState': {
-            'description': 'Open mode: the full state.',
-            'type': 'object',
-            'additionalProperties': False,
-            'required': ['state'],
-            'properties': {
-                'state': ref(P + 'State'),
-                'expected_seq': ref('ExpectedSeq'),
+        P + "StateWithState": {
+            "description": 'Open mode: the full state.',
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["state"],
+            "properties": {
+                "state": ref(P + "State"),
+                "expected_seq": ref("ExpectedSeq"),
             },
         },
-        P + 'StateWithToken': {
-            'description': 'Sealed mode: the token.',
-            'type': 'object',
-            'additionalProperties': False,
-            'required': ['token'],
-            'properties': {
-                'token': ref('Token'),
-                'expected_seq': ref('ExpectedSeq'),
+        P + "StateWithToken": {
+            "description": 'Sealed mode: the token.',
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["token"],
+            "properties": {
+                "token": ref("Token"),
+                "expected_seq": ref("ExpectedSeq"),
             },
         },
-        P + 'StateRequest': {
-            'description': 'Exactly one of `state` (open mode) and `token` (sealed mode).',
-            'oneOf': [ref(P + 'StateWithState'), ref(P + 'StateWithToken')],
+        P + "StateRequest": {
+            "description": 'Exactly one of `state` (open mode) and `token` (sealed mode).',
+            "oneOf": [ref(P + "StateWithState"), ref(P + "StateWithToken")],
         },
-        P + 'ReplayFromDeck': {
-            'description': 'A move log from a fixed first deal (`seed`, if given, fixes every later shuffle).',
-            'type': 'object',
-            'additionalProperties': False,
-            'required': ['deck', 'moves'],
-            'properties': {
-                'players': players,
-                'options': ref(P + 'OptionsInput'),
-                'deck': {
-                    'description': "Every card of the game's pack for these players and options, exactly once, top card first (else 422\n`invalid_deck`).\n",
-                    'type': 'array',
-                    'uniqueItems': True,
-                    'items': card,
-                },
-                'seed': ref('Seed'),
-                'moves': {
-                    'description': "The move log, in order (at most 10,000 moves). Each entry must be a move of this game as its\nschema writes it, else the whole request is 400 `invalid_request` with the JSON Pointer of each\nsuch entry (`/moves/3/player`), before any move is judged; a well-formed move the rules refuse\nis the verdict's `first_illegal`.\n",
-                    'type': 'array',
-                    'maxItems': 10000,
-                    'items': ref(P + 'Move'),
-                },
+        P + "ReplayFromDeck": {
+            "description": 'A move log from a fixed first deal (`seed`, if given, fixes every later shuffle).',
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["deck", "moves"],
+            "properties": {
+                "players": players,
+                "options": ref(P + "OptionsInput"),
+                "deck": deck,
+                "seed": ref("Seed"),
+                "moves": log,
             },
         },
-        P + 'ReplayFromSeed': {
-            'description': 'A move log from a seeded match.',
-            'type': 'object',
-            'additionalProperties': False,
-            'required': ['seed', 'moves'],
-            'properties': {
-                'players': players,
-                'options': ref(P + 'OptionsInput'),
-                'seed': ref('Seed'),
-                'moves': {
-                    'description': "The move log, in order (at most 10,000 moves). Each entry must be a move of this game as its\nschema writes it, else the whole request is 400 `invalid_request` with the JSON Pointer of each\nsuch entry (`/moves/3/player`), before any move is judged; a well-formed move the rules refuse\nis the verdict's `first_illegal`.\n",
-                    'type': 'array',
-                    'maxItems': 10000,
-                    'items': ref(P + 'Move'),
-                },
+        P + "ReplayFromSeed": {
+            "description": 'A move log from a seeded match.',
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["seed", "moves"],
+            "properties": {
+                "players": players,
+                "options": ref(P + "OptionsInput"),
+                "seed": ref("Seed"),
+                "moves": log,
             },
         },
-        P + 'ReplayRecord': {
-            'description': 'A signed match record, in either mode: checked against `GET /v1/keys` and its commitment, then\nreplayed with the deals rebuilt from the revealed secret.\n',
-            'type': 'object',
-            'additionalProperties': False,
-            'required': ['record'],
-            'properties': {
-                'record': ref(P + 'MatchRecord'),
+        P + "ReplayRecord": {
+            "description": 'A signed match record, in either mode: checked against `GET /v1/keys` and its commitment, then\nreplayed with the deals rebuilt from the revealed secret.\n',
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["record"],
+            "properties": {
+                "record": ref(P + "MatchRecord"),
             },
         },
-        P + 'ReplayRequest': {
-            'description': 'A move log with its setup (`deck` or `seed`), or a signed record.',
-            'oneOf': [ref(P + 'ReplayFromDeck'), ref(P + 'ReplayFromSeed'), ref(P + 'ReplayRecord')],
+        P + "ReplayRequest": {
+            "description": 'A move log with its setup (`deck` or `seed`), or a signed record.',
+            "oneOf": [ref(P + "ReplayFromDeck"), ref(P + "ReplayFromSeed"), ref(P + "ReplayRecord")],
         },
-        P + 'MatchRecord': {
-            'description': f'A finished sealed {title} match, signed (docs/fair-play.md).',
-            'type': 'object',
-            'required': [
-                'game',
-                'rules_version',
-                'players',
-                'options',
-                'match_id',
-                'fairness',
-                'moves',
-                'result',
-                'key_id',
-                'signature',
+        P + "MatchRecord": {
+            "description": f'A finished sealed {title} match, signed (docs/fair-play.md).',
+            "type": "object",
+            "required": [
+                "game",
+                "rules_version",
+                "players",
+                "options",
+                "match_id",
+                "fairness",
+                "moves",
+                "result",
+                "key_id",
+                "signature",
             ],
-            'properties': {
-                'format': {
-                    'type': 'string',
-                    'examples': ['card-referee-record/1'],
+            "properties": {
+                "format": {
+                    "type": "string",
+                    "examples": ['card-referee-record/1'],
                 },
-                'game': {
-                    'type': 'string',
-                    'const': game.game_id,
+                "game": {
+                    "type": "string",
+                    "const": game.game_id,
                 },
-                'rules_version': rules_version,
-                'players': {
-                    'type': 'integer',
-                    'enum': list(counts),
+                "rules_version": rules_version,
+                "players": {
+                    "type": "integer",
+                    "enum": list(counts),
                 },
-                'options': ref(P + 'Options'),
-                'match_id': {
-                    'type': 'string',
+                "options": ref(P + "Options"),
+                "match_id": {
+                    "type": "string",
                 },
-                'fairness': ref('Fairness'),
-                'setup': {
-                    'description': 'The fixed first deal, when the operator allowed one.',
-                    'type': 'object',
-                    'properties': {
-                        'deck': {
-                            'description': "Every card of the game's pack for these players and options, exactly once, top card first (else 422\n`invalid_deck`).\n",
-                            'type': 'array',
-                            'uniqueItems': True,
-                            'items': card,
+                "fairness": ref("Fairness"),
+                "setup": {
+                    "description": 'The fixed first deal, when the operator allowed one.',
+                    "type": "object",
+                    "properties": {
+                        "deck": {
+                            "description": "Every card of the game's pack for these players and options, exactly once, top card first (else 422\n`invalid_deck`).\n",
+                            "type": "array",
+                            "uniqueItems": True,
+                            "items": card,
                         },
-                        'seed': ref('Seed'),
+                        "seed": ref("Seed"),
                     },
                 },
-                'moves': {
-                    'description': 'Every accepted move, in order, as it was applied.',
-                    'type': 'array',
-                    'items': ref(P + 'Move'),
+                "moves": {
+                    "description": 'Every accepted move, in order, as it was applied.',
+                    "type": "array",
+                    "items": ref(P + "Move"),
                 },
-                'result': ref('RecordResult'),
-                'key_id': {
-                    'description': 'The `kid` of the signing key in `GET /v1/keys`.',
-                    'type': 'string',
+                "result": ref("RecordResult"),
+                "key_id": {
+                    "description": 'The `kid` of the signing key in `GET /v1/keys`.',
+                    "type": "string",
                 },
-                'signature': {
-                    'description': 'Ed25519 over the UTF-8 canonical JSON (RFC 8785) of the record without `signature`, base64url.',
-                    'type': 'string',
+                "signature": {
+                    "description": 'Ed25519 over the UTF-8 canonical JSON (RFC 8785) of the record without `signature`, base64url.',
+                    "type": "string",
                 },
             },
         },
-        P + 'Envelope': {
-            'description': f'The answer of every state-returning {title} call (`new` 201, `moves` and `state` 200).',
-            'type': 'object',
-            'required': [
-                'game',
-                'state',
-                'status',
-                'to_move',
-                'legal_moves',
-                'events',
-                'scores',
-                'winner',
+        P + "Envelope": {
+            "description": f'The answer of every state-returning {title} call (`new` 201, `moves` and `state` 200).',
+            "type": "object",
+            "required": [
+                "game",
+                "state",
+                "status",
+                "to_move",
+                "legal_moves",
+                "events",
+                "scores",
+                "winner",
             ],
-            'properties': {
-                'game': {
-                    'type': 'string',
-                    'const': game.game_id,
+            "properties": {
+                "game": {
+                    "type": "string",
+                    "const": game.game_id,
                 },
-                'state': {
-                    'description': "Open mode without `as`: the full state (with its derived values); with `as`: that seat's view;\nsealed mode: the view of `as`, else the public view.\n",
-                    'anyOf': [ref(P + 'State'), ref(P + 'View')],
+                "state": {
+                    "description": "Open mode without `as`: the full state (with its derived values); with `as`: that seat's view;\nsealed mode: the view of `as`, else the public view.\n",
+                    "anyOf": [ref(P + "State"), ref(P + "View")],
                 },
-                'token': {
-                    'description': 'Sealed mode only. Send it back to continue.',
-                    'type': 'string',
-                    'minLength': 1,
+                "token": {
+                    "description": 'Sealed mode only. Send it back to continue.',
+                    "type": "string",
+                    "minLength": 1,
                 },
-                'status': {
-                    'description': '`deal_over` between deals, `finished` once the game has ended, else `in_progress`.',
-                    'type': 'string',
-                    'enum': ['in_progress', 'deal_over', 'finished'],
+                "status": {
+                    "description": '`deal_over` between deals, `finished` once the game has ended, else `in_progress`.',
+                    "type": "string",
+                    "enum": ["in_progress", "deal_over", "finished"],
                 },
-                'to_move': {
-                    'description': 'The seats to act now (`[]` once the game has ended).',
-                    'type': 'array',
-                    'items': seat,
+                "to_move": {
+                    "description": 'The seats to act now (`[]` once the game has ended).',
+                    "type": "array",
+                    "items": seat,
                 },
-                'legal_moves': {
-                    'description': "Open mode without `as`: every legal move of every seat to move; with `as`: that seat's moves only;\nsealed mode without `as`: `[]`. Templates (such as `next_deal` without `deck`) stand for every move\nthat fills them in.\n",
-                    'type': 'array',
-                    'items': ref(P + 'Move'),
+                "legal_moves": {
+                    "description": "Open mode without `as`: every legal move of every seat to move; with `as`: that seat's moves only;\nsealed mode without `as`: `[]`. Templates (such as `next_deal` without `deck`) stand for every move\nthat fills them in.\n",
+                    "type": "array",
+                    "items": ref(P + "Move"),
                 },
-                'events': {
-                    'description': "What this request's move caused, in order (`new`: the deal; `state`: `[]`). An event of a type this\ncontract does not list is an `UnknownEvent`.\n",
-                    'type': 'array',
-                    'items': {
-                        'anyOf': [ref(P + 'Event'), ref('UnknownEvent')],
+                "events": {
+                    "description": "What this request's move caused, in order (`new`: the deal; `state`: `[]`). An event of a type this\ncontract does not list is an `UnknownEvent`.\n",
+                    "type": "array",
+                    "items": {
+                        "anyOf": [ref(P + "Event"), ref("UnknownEvent")],
                     },
                 },
-                'scores': ref(P + 'Scores'),
-                'winner': {
-                    'description': '`null` while play goes on, else the winning seats (`[]` for a draw).',
-                    'anyOf': [
+                "scores": ref(P + "Scores"),
+                "winner": {
+                    "description": '`null` while play goes on, else the winning seats (`[]` for a draw).',
+                    "anyOf": [
                         {
-                            'type': 'array',
-                            'items': seat,
+                            "type": "array",
+                            "items": seat,
                         },
                         {
-                            'type': 'null',
+                            "type": "null",
                         },
                     ],
                 },
-                'seat_keys': ref('SeatKeys'),
-                'table_key': {
-                    'description': 'Sealed mode, `new` only: acts and views as any seat.',
-                    'type': 'string',
+                "seat_keys": ref("SeatKeys"),
+                "table_key": {
+                    "description": 'Sealed mode, `new` only: acts and views as any seat.',
+                    "type": "string",
                 },
-                'fairness': ref('Fairness'),
-                'record': {
-                    'description': 'Sealed mode, once the match is finished: the signed match record.',
-                    '$ref': _REF + P + 'MatchRecord',
+                "fairness": ref("Fairness"),
+                "record": {
+                    "description": 'Sealed mode, once the match is finished: the signed match record.',
+                    "$ref": _REF + P + "MatchRecord",
                 },
             },
         },
-        P + 'ReplayResult': {
-            'description': f'The verdict on a {title} move log or record.',
-            'type': 'object',
-            'required': ['game', 'moves_total', 'moves_legal', 'first_illegal', 'final'],
-            'properties': {
-                'game': {
-                    'type': 'string',
-                    'const': game.game_id,
+        P + "ReplayResult": {
+            "description": f'The verdict on a {title} move log or record.',
+            "type": "object",
+            "required": ["game", "moves_total", "moves_legal", "first_illegal", "final"],
+            "properties": {
+                "game": {
+                    "type": "string",
+                    "const": game.game_id,
                 },
-                'moves_total': {
-                    'type': 'integer',
-                    'minimum': 0,
-                    'maximum': 9007199254740991,
+                "moves_total": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9007199254740991,
                 },
-                'moves_legal': {
-                    'description': 'Legal moves before the first illegal one (replay stops there).',
-                    'type': 'integer',
-                    'minimum': 0,
-                    'maximum': 9007199254740991,
+                "moves_legal": {
+                    "description": 'Legal moves before the first illegal one (replay stops there).',
+                    "type": "integer",
+                    "minimum": 0,
+                    "maximum": 9007199254740991,
                 },
-                'first_illegal': {
-                    'description': '`null` when every move was legal.',
-                    'anyOf': [
-                        ref('IllegalMove'),
+                "first_illegal": {
+                    "description": '`null` when every move was legal.',
+                    "anyOf": [
+                        ref("IllegalMove"),
                         {
-                            'type': 'null',
+                            "type": "null",
                         },
                     ],
                 },
-                'final': {
-                    'description': "The envelope after the last legal move; its events are that move's.",
-                    '$ref': _REF + P + 'Envelope',
+                "final": {
+                    "description": "The envelope after the last legal move; its events are that move's.",
+                    "$ref": _REF + P + "Envelope",
                 },
-                'format': {
-                    'description': "Record replays only: the verdict's format, `card-referee-verdict/1`.",
-                    'type': 'string',
+                "format": {
+                    "description": "Record replays only: the verdict's format, `card-referee-verdict/1`.",
+                    "type": "string",
                 },
-                'match_id': {
-                    'description': 'Record replays only: the match the record is of.',
-                    'type': 'string',
+                "match_id": {
+                    "description": 'Record replays only: the match the record is of.',
+                    "type": "string",
                 },
-                'record_signature': {
-                    'description': 'Record replays only: the `signature` of the record judged, tying the verdict to it.',
-                    'type': 'string',
+                "record_signature": {
+                    "description": 'Record replays only: the `signature` of the record judged, tying the verdict to it.',
+                    "type": "string",
                 },
-                'result': {
-                    'description': 'Record replays only: the result the replay reached (compare `result_matches`).',
-                    '$ref': _REF + 'RecordResult',
+                "result": {
+                    "description": 'Record replays only: the result the replay reached (compare `result_matches`).',
+                    "$ref": _REF + "RecordResult",
                 },
-                'result_matches': {
-                    'description': "Record replays only: whether the replayed result equals the record's.",
-                    'type': 'boolean',
+                "result_matches": {
+                    "description": "Record replays only: whether the replayed result equals the record's.",
+                    "type": "boolean",
                 },
-                'key_id': {
-                    'description': 'The `kid` of the key that signed this verdict (record replays).',
-                    'type': 'string',
+                "key_id": {
+                    "description": 'The `kid` of the key that signed this verdict (record replays).',
+                    "type": "string",
                 },
-                'signature': {
-                    'description': 'Ed25519 over the canonical JSON of the verdict without `signature`.',
-                    'type': 'string',
+                "signature": {
+                    "description": 'Ed25519 over the canonical JSON of the verdict without `signature`.',
+                    "type": "string",
                 },
             },
         },
