@@ -55,3 +55,16 @@ def test_every_games_request_and_answer_schemas_are_generated() -> None:
         players = wanted[prefix + "NewRequest"]["properties"]["players"]
         assert players["enum"] == list(ENGINES[game].PLAYER_COUNTS), game
         assert wanted[prefix + "Envelope"]["properties"]["game"]["const"] == game
+
+
+def test_every_games_options_come_from_its_option_table() -> None:
+    """<Game>Options and <Game>OptionsInput list the engine's options with their defaults; the
+    input form is closed."""
+    wanted = generated()
+    for game, codec in SCHEMAS.items():
+        engine = ENGINES[game]
+        prefix = codec.moves.prefix
+        listed = wanted[prefix + "Options"]["properties"]
+        assert set(engine.OPTION_INFO) <= set(listed), game
+        assert all("default" in listed[name] for name in engine.OPTION_INFO), game
+        assert wanted[prefix + "OptionsInput"]["additionalProperties"] is False

@@ -267,5 +267,8 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "CaliforniaJackSeat")
+CONTRACT: Final = Contract(
+    MOVES, CARD, "CaliforniaJackSeat",
+    option_schemas={"start_scores": {"minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0}}},
+)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .moves import components
-from .wrappers import wrappers
+from .wrappers import options, wrappers
 
 __all__ = ["generated", "render"]
 
@@ -39,7 +39,7 @@ def generated() -> dict[str, Any]:
 
     out = components(codec.moves for codec in SCHEMAS.values())
     for codec in SCHEMAS.values():
-        for name, schema in wrappers(codec.module.CONTRACT).items():
+        for name, schema in {**wrappers(codec.module.CONTRACT), **options(codec.module.CONTRACT)}.items():
             if out.setdefault(name, schema) != schema:
                 raise ValueError(f"two different schemas are named {name}")
     return out

@@ -166,5 +166,17 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "RussianBankSeat")
+CONTRACT: Final = Contract(
+    MOVES, CARD, "RussianBankSeat",
+    options="§3 options. Omitted options take their defaults; an unknown or invalid one is 422 `invalid_option`. "
+    "The generic `dealer` (a seat) is accepted on input and ignored.",
+    input_options={
+        "dealer": {
+            "description": "Ignored (each player lays out his own pack); never in responses.",
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 1,
+        }
+    },
+)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -270,5 +270,8 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "SevenUpSeat")
+CONTRACT: Final = Contract(
+    MOVES, CARD, "SevenUpSeat",
+    option_schemas={"start_scores": {"maxItems": 3, "items": {"type": "integer", "minimum": 0}}},
+)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

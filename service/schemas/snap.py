@@ -157,5 +157,9 @@ MOVES: Final = claim_moves(
     "seats need the table key.\n",
 )
 
-CONTRACT: Final = Contract(MOVES, ANY_CARD, "Seat", rules_version=False)
+CONTRACT: Final = Contract(
+    MOVES, ANY_CARD, "Seat", rules_version=False,
+    options="§3 options. Omitted options take their defaults; an unknown or invalid one (also `dealer` ≥ players) is 422 "
+    "`invalid_option`.",
+)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -341,5 +341,10 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "StukolkaSeat")
+CONTRACT: Final = Contract(
+    MOVES, CARD, "StukolkaSeat",
+    options="§3 options. Omitted options take their defaults; an unknown or invalid one is 422 `invalid_option` "
+    "(`dealer` must also be a seat of the game).",
+    option_schemas={"stake": {"multipleOf": 3}},
+)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -9,13 +9,15 @@ puts them in openapi.yaml beside the move schemas.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
-from .common import MAX_MOVES
+from ..engines import ENGINES
+from .common import MAX_MOVES, to_wire
 from .moves import Moves, Wire
 
-__all__ = ["Contract", "wrappers"]
+__all__ = ["Contract", "options", "wrappers"]
 
 _REF: Final = "#/components/schemas/"
 
@@ -24,15 +26,25 @@ def ref(name: str) -> dict[str, str]:
     return {"$ref": _REF + name}
 
 
+_OPTIONS: Final = "§3 options. Omitted options take their defaults; an unknown or invalid one is 422 `invalid_option`."
+
+
 @dataclass(frozen=True)
 class Contract:
     """What a game's request and answer schemas need besides its moves: the card and seat schemas
-    a deck and a seat list use, and the game's title in descriptions (its name by default)."""
+    a deck and a seat list use, the game's title in descriptions (its name by default), and what
+    its option schemas say beyond the engine's option table (``OPTION_INFO``)."""
 
     moves: Moves
     card: Wire
     seat: str
     title: str | None = None
+    options: str = _OPTIONS
+    """The options' description."""
+    option_schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """JSON Schema keywords of an option beyond its table entry (an array's items, ``multipleOf``)."""
+    input_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    """Options accepted on input beside the table's (Russian Bank's ignored ``dealer``), first."""
     rules_version: bool = True
     """The record names its rules edition by the game's ``<Game>RulesVersion`` schema (the claim
     games have none: any string)."""
@@ -373,5 +385,30 @@ def wrappers(contract: Contract) -> dict[str, Any]:
                     "type": "string",
                 },
             },
+        },
+    }
+
+
+def options(contract: Contract) -> dict[str, Any]:
+    """The game's ``<Game>Options`` (in answers: open) and ``<Game>OptionsInput`` (as sent: closed),
+    from the engine's option table and defaults."""
+    engine = ENGINES[contract.moves.game.game_id]
+    defaults = {f.name: f.default for f in fields(engine.Options)}
+    properties: dict[str, Any] = {name: dict(schema) for name, schema in contract.input_options.items()}
+    for name, meta in engine.OPTION_INFO.items():
+        schema: dict[str, Any] = {"description": meta["description"]}
+        schema["type"] = [meta["type"], "null"] if meta.get("nullable") else meta["type"]
+        schema.update({k: meta[k] for k in ("minimum", "maximum", "enum") if k in meta})
+        schema.update(contract.option_schemas.get(name, {}))
+        schema["default"] = to_wire(defaults[name])
+        properties[name] = schema
+    P = contract.moves.prefix
+    return {
+        P + "Options": {"description": contract.options, "type": "object", "properties": properties},
+        P + "OptionsInput": {
+            "description": f"{contract.options} (As sent by a client: closed; responses use the open `{P}Options`.)",
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": False,
         },
     }
