@@ -141,7 +141,7 @@ def test_every_engine_has_a_codec_and_the_uniform_interface() -> None:
     from service.schemas import SCHEMAS
 
     names = ("GAME", "GAME_ID", "NAME", "RULES_VERSION", "PLAYER_COUNTS", "DEFAULT_PLAYERS", "MOVE_TYPES", "Options",
-             "State", "OPTION_INFO", "pack", "new_game", "initial_events", "to_move", "legal_moves", "step",
+             "State", "Phase", "OPTION_INFO", "pack", "new_game", "initial_events", "to_move", "legal_moves", "step",
              "apply", "view", "scores", "outcome", "status", "check_state", "players", "visible_cards", "derived")
     assert set(ENGINES) == set(SCHEMAS)
     for game_id, engine in ENGINES.items():

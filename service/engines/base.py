@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Protocol, TypeGuard, TypeVar
 
 from ..cards import Card
@@ -219,6 +220,10 @@ class Engine(Protocol[S, M, O]):
 
     @property
     def State(self) -> type[S]: ...
+
+    @property
+    def Phase(self) -> type[Enum]: ...
+    """The values of a state's ``phase``."""
 
     def pack(self, options: O, players: int) -> tuple[Card, ...]: ...
     def new_game(self, options: O, players: int, deck: Sequence[Card], seed: int | None = None) -> S: ...

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .moves import components
-from .wrappers import options, wrappers
+from .wrappers import enums, options, wrappers
 
 __all__ = ["generated", "render"]
 
@@ -39,7 +39,8 @@ def generated() -> dict[str, Any]:
 
     out = components(codec.moves for codec in SCHEMAS.values())
     for codec in SCHEMAS.values():
-        for name, schema in {**wrappers(codec.module.CONTRACT), **options(codec.module.CONTRACT)}.items():
+        contract = codec.module.CONTRACT
+        for name, schema in {**wrappers(contract), **options(contract), **enums(contract)}.items():
             if out.setdefault(name, schema) != schema:
                 raise ValueError(f"two different schemas are named {name}")
     return out

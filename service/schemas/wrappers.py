@@ -17,7 +17,7 @@ from ..engines import ENGINES
 from .common import MAX_MOVES, to_wire
 from .moves import Moves, Wire
 
-__all__ = ["Contract", "options", "wrappers"]
+__all__ = ["Contract", "enums", "options", "wrappers"]
 
 _REF: Final = "#/components/schemas/"
 
@@ -412,3 +412,15 @@ def options(contract: Contract) -> dict[str, Any]:
             "additionalProperties": False,
         },
     }
+
+
+def enums(contract: Contract) -> dict[str, Any]:
+    """The game's ``<Game>Phase`` (the engine's ``Phase`` values) and, where the records name it by
+    a schema, ``<Game>RulesVersion``."""
+    game = contract.moves.game
+    engine = ENGINES[game.game_id]
+    P = contract.moves.prefix
+    out: dict[str, Any] = {P + "Phase": {"type": "string", "enum": [phase.value for phase in engine.Phase]}}
+    if contract.rules_version:
+        out[P + "RulesVersion"] = {"type": "string", "enum": [game.rules_version]}
+    return out
