@@ -22,7 +22,7 @@ from .common import (
     wire_record,
 )
 from .fields import CardList, StrictBool, StrictInt, StrictSchema, StrictString
-from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck, optional, seat
+from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, next_deal, optional, seat
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -258,14 +258,12 @@ MOVES: Final = Moves(
                 "min_to": Field(Wire({"description": _TEMPLATE, "$ref": STAKE}), required=False, sent=False),
             },
         ),
-        Move(
-            "next_deal",
+        next_deal(
             "§6.5 the next dealer starts the next hand, from `deck` (top card first) or a shuffle.",
-            {
-                "deck": optional(deck(
-                    CARD, "The whole chosen pack (52 or 36 cards), top card first (`invalid_deck` otherwise).", _deck, (36, 52)
-                ))
-            },
+            CARD,
+            "The whole chosen pack (52 or 36 cards), top card first (`invalid_deck` otherwise).",
+            _deck,
+            (36, 52),
         ),
     ),
 )

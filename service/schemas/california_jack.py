@@ -21,7 +21,7 @@ from .common import (
     wire_record,
 )
 from .fields import CardField, CardList, IntList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
-from .moves import ANY_CARD, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
+from .moves import ANY_CARD, Move, Moves, Wire, card_of, deck_of, next_deal, seat
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -259,10 +259,12 @@ MOVES: Final = Moves(
     seat=SEAT,
     moves=(
         Move("play", "§6.1 lead or follow with `card`.", {"card": CARD}, examples=[{"type": "play", "player": 1, "card": "4H"}]),
-        Move(
-            "next_deal",
+        next_deal(
             "§6.2 the new dealer starts the next hand, from `deck` (top card first) or a shuffle.",
-            {"deck": optional(deck(CARD, "All 52 cards, top card first (`invalid_deck` otherwise).", deck_of(PACK), (52, 52)))},
+            CARD,
+            "All 52 cards, top card first (`invalid_deck` otherwise).",
+            deck_of(PACK),
+            (52, 52),
         ),
     ),
 )

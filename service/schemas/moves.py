@@ -51,6 +51,7 @@ __all__ = [
     "components",
     "deck",
     "deck_of",
+    "next_deal",
     "optional",
     "seat",
     "seat_of",
@@ -176,6 +177,12 @@ def deck(items: Wire, description: str, parse: Parse, sizes: tuple[int, int]) ->
     lo, hi = sizes
     schema = {"description": description, "type": "array", "minItems": lo, "maxItems": hi, "uniqueItems": True, "items": items}
     return Wire(schema, parse)
+
+
+def next_deal(description: str, card: Wire, deck_description: str, parse: Parse, sizes: tuple[int, int]) -> Move:
+    """The ``next_deal`` of a game of several deals: the next dealer deals, from ``deck`` (optional:
+    a shuffle without it)."""
+    return Move("next_deal", description, {"deck": optional(deck(card, deck_description, parse, sizes))})
 
 
 def _suit(value: Any) -> Suit:

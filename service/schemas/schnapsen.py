@@ -17,7 +17,7 @@ from .common import (
     wire_record,
 )
 from .fields import CardField, CardList, IntList, SeatField, StrictInt, StrictSchema, StrictString, SuitField
-from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
+from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck_of, next_deal, seat
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -185,10 +185,12 @@ MOVES: Final = Moves(
         Move("close", "§6.4 the leader closes the talon."),
         Move("marriage", "§6.5 the leader declares K and Q of `suit`; he must then lead one of them.", {"suit": SUIT}),
         Move("play", "§6.6 lead or follow with `card`.", {"card": CARD}, examples=[{"type": "play", "player": 1, "card": "10S"}]),
-        Move(
-            "next_deal",
+        next_deal(
             "§6.7 the next dealer starts the next deal, from `deck` (top card first) or a shuffle.",
-            {"deck": optional(deck(CARD, "All 20 cards, top card first (`invalid_deck` otherwise).", deck_of(PACK), (20, 20)))},
+            CARD,
+            "All 20 cards, top card first (`invalid_deck` otherwise).",
+            deck_of(PACK),
+            (20, 20),
         ),
     ),
 )

@@ -19,7 +19,7 @@ from .common import (
     to_wire,
 )
 from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
-from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck, deck_of, optional, seat
+from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck_of, next_deal, seat
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -262,10 +262,12 @@ MOVES: Final = Moves(
             },
         ),
         Move("play", "§6.4 play `card` to the trick (§6.5 follow rules).", {"card": CARD}, examples=[{"type": "play", "player": 1, "card": "KS"}]),
-        Move(
-            "next_deal",
+        next_deal(
             "§6.6 the dealer of the coming deal deals, from `deck` (top card first) or a shuffle.",
-            {"deck": optional(deck(CARD, "All 52 cards, top card first (`invalid_deck` otherwise).", deck_of(PACK), (52, 52)))},
+            CARD,
+            "All 52 cards, top card first (`invalid_deck` otherwise).",
+            deck_of(PACK),
+            (52, 52),
         ),
     ),
 )

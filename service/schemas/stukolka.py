@@ -19,7 +19,7 @@ from .common import (
     to_wire,
 )
 from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
-from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, deck, optional, seat
+from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, next_deal, optional, seat
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -333,10 +333,12 @@ MOVES: Final = Moves(
             {"card": CARD, "violation": optional(VIOLATION)},
             examples=[{"type": "play", "player": 1, "card": "AH"}],
         ),
-        Move(
-            "next_deal",
+        next_deal(
             "§6.6 the next dealer starts the next deal, from `deck` (top card first) or a shuffle.",
-            {"deck": optional(deck(CARD, "The whole pack (52 or 36 cards), top card first (`invalid_deck` otherwise).", _deck, (36, 52)))},
+            CARD,
+            "The whole pack (52 or 36 cards), top card first (`invalid_deck` otherwise).",
+            _deck,
+            (36, 52),
         ),
     ),
 )

@@ -22,7 +22,7 @@ from .common import (
     state_schema,
 )
 from .fields import CardField, CardList, StrictInt, StrictSchema, StrictString
-from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, deck, optional, seat
+from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, next_deal, seat
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -196,17 +196,12 @@ MOVES: Final = Moves(
     seat=SEAT,
     moves=(
         Move("play", "§6.1 lead or follow with `card`.", {"card": CARD}, examples=[{"type": "play", "player": 1, "card": "AH"}]),
-        Move(
-            "next_deal",
+        next_deal(
             "§6.2 the new dealer (left of the last one) deals the next hand, from `deck` (top card first) or a\nshuffle.\n",
-            {
-                "deck": optional(deck(
-                    CARD,
-                    "The game's pack, top card first (52 cards, or 51 for three players; `invalid_deck` otherwise).",
-                    _deck,
-                    (51, 52),
-                ))
-            },
+            CARD,
+            "The game's pack, top card first (52 cards, or 51 for three players; `invalid_deck` otherwise).",
+            _deck,
+            (51, 52),
         ),
     ),
 )
