@@ -15,9 +15,9 @@ from enum import StrEnum
 from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card
-from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
+from ..cards.packs import full_52, pack_of
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
@@ -341,8 +341,7 @@ def pack(options: Options, players: int = DEFAULT_PLAYERS) -> tuple[Card, ...]:
 
 
 def _check_options(options: Options, players: int) -> None:
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Bragging is for 2 to 8 players, not {players}.", GAME.rule("2"))
+    check_players(GAME, players, called="Bragging")
     problems = []
     if not 0 <= options.dealer < players:
         problems.append(f"option dealer: must be a seat 0..{players - 1}")
@@ -363,10 +362,7 @@ def _check_options(options: Options, players: int) -> None:
 
 
 def _check_deck(deck: Sequence[Card], options: Options, code_cls: type[BadSetup | IllegalMove]) -> None:
-    try:
-        check_deck(deck, pack(options))
-    except DeckProblem as exc:
-        raise code_cls("invalid_deck", str(exc), GAME.rule("4")) from None
+    check_dealt(GAME, deck, pack(options), "4", code_cls)
 
 
 def _start_hand(
@@ -894,10 +890,7 @@ def check_state(state: State) -> None:
         bad("pending", "must list distinct seats in seat order")
     bad.check()
     places = [c for h in s.hidden for c in h] + [c for u in s.up for c in u] + list(s.deck) + list(s.dead)
-    try:
-        check_deck(places, pack(s.options))
-    except DeckProblem as exc:
-        bad("hidden", "hidden, up, deck and dead must hold the pack: " + str(exc).split(": ", 1)[-1])
+    bad.cards("hidden", places, pack(s.options), "hidden, up, deck and dead must hold the pack")
     if s.hand_number < 1 or (s.options.hands is not None and s.hand_number > s.options.hands):
         bad("hand_number", "must be from 1 to the hands option")
     if s.seq < 0:

@@ -20,12 +20,13 @@ claims (seats, stamps, duplicates, seats that are out, stale stamps).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar
 
 from ..cards import Card
-from .base import BadMove, GameInfo, IllegalMove, Seat
+from .base import BadMove, Event, GameInfo, IllegalMove, Seat
+from .kit import Problems
 
 __all__ = [
     "MAX_AT",
@@ -40,7 +41,10 @@ __all__ = [
     "claims_of",
     "deal_stocks",
     "first_seat_after",
+    "initial_events",
     "judge",
+    "result_problems",
+    "result_wire",
     "valid_at",
     "well_formed",
 ]
@@ -228,8 +232,54 @@ class _Table(Protocol):
     @property
     def phase(self) -> str: ...
 
+    @property
+    def stocks(self) -> tuple[tuple[Card, ...], ...]: ...
+
 
 T = TypeVar("T", bound=_Table)
+
+
+def initial_events(state: _Table) -> list[Event]:
+    """The deal (both specs, §4): how many cards each seat received and who flips first."""
+    return [{"type": "deal", "stock_counts": [len(s) for s in state.stocks], "to_move": state.to_move}]
+
+
+class _Result(Protocol):
+    """A game's ``last_result``: one NamedTuple for every kind, members of other kinds None."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def _fields(self) -> tuple[str, ...]: ...
+
+
+def result_wire(
+    r: _Result | None, fields: Mapping[str, tuple[str, ...]], penalty: Callable[[Any], dict[str, object]]
+) -> dict[str, object] | None:
+    """``last_result`` as §6 shows it: only the members of its kind (``fields``), each penalty as
+    ``penalty`` writes it."""
+    if r is None:
+        return None
+    out: dict[str, object] = {}
+    for name in fields[r.kind]:
+        value = getattr(r, name)
+        if name == "penalties":
+            value = [penalty(p) for p in value]
+        out[name] = value
+    return out
+
+
+def result_problems(bad: Problems, r: _Result | None, fields: Mapping[str, tuple[str, ...]], kinds: str) -> None:
+    """``check_state``'s test of ``last_result``: a known kind (``kinds`` names them), with exactly
+    the members of that kind."""
+    if r is None:
+        return
+    wanted = fields.get(r.kind)
+    if wanted is None:
+        bad("last_result.kind", f"must be {kinds}")
+    elif any((getattr(r, f) is None) == (f in wanted) for f in r._fields if f != "kind"):
+        bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +310,10 @@ class ClaimChecks(Generic[T]):
     def __post_init__(self) -> None:
         object.__setattr__(self, "flip_rule", self.game.rule("6.1"))
         object.__setattr__(self, "claim_rule", self.game.rule(self.claim_section))
+
+    def to_move(self, state: T) -> frozenset[Seat]:
+        """§7 envelope: the seat that must flip (claims are open to every seat still in)."""
+        return frozenset() if state.to_move is None or state.phase is self.game_over else frozenset((state.to_move,))
 
     def check(self, state: T, move: object) -> None:
         """Raise IllegalMove with the first code of the game's §6.1 and claim section that applies

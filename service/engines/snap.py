@@ -14,8 +14,9 @@ from functools import lru_cache
 from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
-from ..cards.packs import DeckProblem, check_deck, full_52
-from .base import BadSetup, Event, GameInfo, InvalidState, Outcome, Seat
+from ..cards.packs import full_52
+from . import claims
+from .base import Event, GameInfo, Outcome, Seat
 from .claims import (
     BatchClaim,
     ClaimChecks,
@@ -27,8 +28,10 @@ from .claims import (
     deal_stocks,
     first_seat_after,
     judge,
+    result_problems,
 )
-from .kit import Problems, applier, stepper, view_head
+from .claims import initial_events as initial_events  # noqa: PLC0414 (re-exported: the deal event, §4)
+from .kit import Problems, applier, check_dealer, check_dealt, check_players, check_seats, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
@@ -105,17 +108,13 @@ RESULT_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 
+def _penalty_wire(p: Penalty) -> dict[str, object]:
+    return {"from": p.from_, "to": "pool" if p.to is None else p.to}
+
+
 def result_wire(r: Result | None) -> dict[str, object] | None:
-    """``last_result`` as §6 shows it: the members of its kind; a penalty to the pool says ``"pool"``."""
-    if r is None:
-        return None
-    out: dict[str, object] = {}
-    for name in RESULT_FIELDS[r.kind]:
-        value = getattr(r, name)
-        if name == "penalties":
-            value = [{"from": p.from_, "to": "pool" if p.to is None else p.to} for p in value]
-        out[name] = value
-    return out
+    """``last_result`` as §6 shows it: only the members of its kind; a penalty to the pool says ``"pool"``."""
+    return claims.result_wire(r, RESULT_FIELDS, _penalty_wire)
 
 
 class State(NamedTuple):
@@ -178,14 +177,9 @@ def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """§4: deal the whole deck as in Slapjack. Raises BadSetup."""
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Snap is for 2 to 8 players, not {players}.", GAME.rule("2"))
-    if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", GAME.rule("3"))
-    try:
-        check_deck(deck, PACK)
-    except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
+    check_players(GAME, players)
+    check_dealer(GAME, options.dealer, players)
+    check_dealt(GAME, deck, PACK, "4")
     eldest = (options.dealer + 1) % players
     return State(
         options=options,
@@ -203,11 +197,6 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
         winners=None,
         last_result=None,
     )
-
-
-def initial_events(state: State) -> list[Event]:
-    """The deal: how many cards each seat received and who flips first."""
-    return [{"type": "deal", "stock_counts": [len(s) for s in state.stocks], "to_move": state.to_move}]
 
 
 # --- derived facts (§5, §6.2) --------------------------------------------------------------------
@@ -259,11 +248,6 @@ def cards_held(state: State) -> list[int]:
 # --- whose turn, what is legal (§6.8) ---------------------------------------------------------
 
 
-def to_move(state: State) -> frozenset[Seat]:
-    """§7 envelope: the seat that must flip (calls are open to every seat with cards)."""
-    return frozenset() if state.to_move is None or state.phase is Phase.GAME_OVER else frozenset((state.to_move,))
-
-
 def _callers(state: State) -> frozenset[Seat]:
     return frozenset(s for s in range(state.players) if has_cards(state, s))
 
@@ -293,6 +277,7 @@ _CLAIMS: Final[ClaimChecks[State]] = ClaimChecks(
     GAME, Phase.GAME_OVER, claim_section="6.3", claim_types=("snap", "snaps"), noun="call", nobody_flips="nobody can flip: only calls",
     in_game=has_cards, out_detail="Seat {p} has no cards: it is out.",
 )
+to_move: Final = _CLAIMS.to_move
 
 
 # --- transitions ------------------------------------------------------------------------------
@@ -451,7 +436,7 @@ def _false_calls(state: State, verdict: Verdict, events: list[Event]) -> State:
             "type": "false_call",
             "order": list(verdict.seats),
             "stale": list(verdict.stale),
-            "penalties": [{"from": p.from_, "to": "pool" if p.to is None else p.to} for p in penalties],
+            "penalties": [_penalty_wire(p) for p in penalties],
         }
     )
     return state._replace(
@@ -550,8 +535,7 @@ def check_state(state: State) -> None:
     bad = Problems()
     s = state
     n = s.players
-    if n not in PLAYER_COUNTS:
-        raise InvalidState({"players": ["must be 2 to 8"]})
+    check_seats(GAME, n)
     bad.seat("options.dealer", s.options.dealer, n)
     for name in ("stocks", "faceups", "faceup_seq"):
         if len(getattr(s, name)) != n:
@@ -560,10 +544,7 @@ def check_state(state: State) -> None:
         if seat is not None and not 0 <= seat < n:
             bad(name, f"must be a seat 0..{n - 1} or null")
     bad.check()
-    try:
-        check_deck([c for x in s.stocks for c in x] + [c for x in s.faceups for c in x] + list(s.pool), PACK)
-    except DeckProblem as exc:
-        bad("stocks", "stocks, face-up piles and pool must hold the 52-card pack: " + str(exc).split(": ", 1)[-1])
+    bad.cards("stocks", [c for x in s.stocks for c in x] + [c for x in s.faceups for c in x] + list(s.pool), PACK, "stocks, face-up piles and pool must hold the 52-card pack")
     seqs = [q for q in (*s.faceup_seq, s.pool_seq) if q is not None]
     for p in range(n):
         if (s.faceup_seq[p] is None) != (not s.faceups[p]):
@@ -576,13 +557,7 @@ def check_state(state: State) -> None:
         bad("last_flipper", "is null exactly before the first flip")
     if s.stall < 0 or s.seq < 0 or (s.last_flip_at is not None and s.last_flip_at < 0):
         bad("state", "counters and timestamps are not negative")
-    r = s.last_result
-    if r is not None:
-        wanted = RESULT_FIELDS.get(r.kind)
-        if wanted is None:
-            bad("last_result.kind", "must be flip, snap, tie_to_pool or false_call")
-        elif any((getattr(r, f) is None) == (f in wanted) for f in Result._fields if f != "kind"):
-            bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
+    result_problems(bad, s.last_result, RESULT_FIELDS, "flip, snap, tie_to_pool or false_call")
     bad.check()
     nxt = _next_flipper(s)
     if s.phase is Phase.PLAY:
