@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Final, NamedTuple, assert_never
+from typing import Final, NamedTuple, assert_never
 
 from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
@@ -22,7 +22,7 @@ from ..cards.turns import draw_in_turn
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
-from .moves import NextDeal
+from .moves import NextDeal, Play
 
 PACK: Final = full_52()
 RANK: Final = strength(RANKS)  # §2: 2 low … A high
@@ -164,16 +164,7 @@ class State(NamedTuple):
 # --- moves (§6) -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """§6.1 lead or follow with ``card``."""
-
-    TYPE: ClassVar[str] = "play"
-    player: Seat
-    card: Card
-
-
-Move = Play | NextDeal
+Move = Play | NextDeal  # Play: §6.1, lead or follow with a card (moves.Play)
 GAME: Final = GameInfo(
     game_id="california_jack", name="California Jack", rules_version="california_jack/1",
     player_counts=(2,), default_players=2,

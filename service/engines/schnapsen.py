@@ -20,7 +20,7 @@ from ..cards.tricks import of_suit
 from .base import BadMove, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
 from .kit import Problems, check_dealt, check_players, refuse_early, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
-from .moves import NextDeal
+from .moves import NextDeal, Play
 
 # §2: rank order low → high and card points.
 RANK_ORDER: Final = ("J", "Q", "K", "10", "A")
@@ -187,16 +187,7 @@ class Marriage:
     suit: Suit
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """§6.6 play a card (lead or follow)."""
-
-    TYPE: ClassVar[str] = "play"
-    player: Seat
-    card: Card
-
-
-Move = Claim | Exchange | Close | Marriage | Play | NextDeal
+Move = Claim | Exchange | Close | Marriage | Play | NextDeal  # Play: §6.6, a card led or followed (moves.Play)
 GAME: Final = GameInfo(
     game_id="schnapsen", name="Schnapsen", rules_version="schnapsen/1",
     player_counts=(2,), default_players=2,

@@ -22,7 +22,7 @@ from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat
 from .kit import Problems, applier, check_dealt, check_players, check_seats, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
-from .moves import NextDeal
+from .moves import NextDeal, Play
 
 # §2: rank order (low → high) for tricks and for High/Low.
 RANK: Final = strength(RANKS)
@@ -244,16 +244,7 @@ class Discard:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """§6.4 play a card to the trick."""
-
-    TYPE: ClassVar[str] = "play"
-    player: Seat
-    card: Card
-
-
-Move = Stand | Beg | Give | Run | Discard | Play | NextDeal
+Move = Stand | Beg | Give | Run | Discard | Play | NextDeal  # Play: §6.4, a card to the trick (moves.Play)
 GAME: Final = GameInfo(
     game_id="seven_up", name="Seven Up", rules_version="seven_up/1",
     player_counts=(2, 3, 4), default_players=2,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
-from typing import ClassVar, Final, NamedTuple, assert_never
+from typing import Final, NamedTuple, assert_never
 
 from ..cards import Card, Suit, names
 from ..cards.packs import full_52
@@ -24,7 +24,7 @@ from .base import BadMove, Event, GameInfo, IllegalMove, InvalidState, Outcome, 
 from .kit import Problems, applier, check_dealer, check_dealt, check_players, check_seats, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
-from .moves import NextDeal
+from .moves import NextDeal, Play
 
 # §2 trick rank of the cards of the suit led (jacks excluded: they are Yukons), low → high.
 SUIT_ORDER: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Q", "K", "A")
@@ -124,16 +124,7 @@ class State(NamedTuple):
 # --- moves (§6) -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """§6.1 lead or follow with ``card``."""
-
-    TYPE: ClassVar[str] = "play"
-    player: Seat
-    card: Card
-
-
-Move = Play | NextDeal
+Move = Play | NextDeal  # Play: §6.1, lead or follow with a card (moves.Play)
 GAME: Final = GameInfo(
     game_id="yukon", name="Yukon", rules_version="yukon/1",
     player_counts=(2, 3, 4), default_players=4,  # §2: "usually four play, two against two"
