@@ -25,11 +25,15 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar
 
 from ..cards import Card
+from ..cards.packs import full_52
 from .base import BadMove, Event, GameInfo, IllegalMove, Seat
 from .kit import Problems
 
 __all__ = [
+    "EARLY_PARSE_CODES",
     "MAX_AT",
+    "PACK",
+    "PARSE_ORDER",
     "BatchClaim",
     "Claim",
     "ClaimChecks",
@@ -43,14 +47,30 @@ __all__ = [
     "first_seat_after",
     "initial_events",
     "judge",
+    "pack",
     "result_problems",
     "result_wire",
     "valid_at",
     "well_formed",
 ]
 
+PACK: Final = full_52()
+"""Both games are played with the standard 52-card pack (§2), here in canonical order."""
+
+PARSE_ORDER: Final = ("invalid_move", "unknown_move_type", "no_claims", "invalid_player", "duplicate_claim", "bad_timestamp")
+"""The parse problems of a move, in the order both games' §6.1/§6.2 (Snap: §6.3) rank them."""
+
+EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"})
+"""The parse problems reported right after ``game_over`` (§6.2 steps 2-3; flips: §6.1 step 2); a
+flip's bad ``at`` comes after its seat checks (``ClaimChecks.check``)."""
+
 MAX_AT: Final = 2**53 - 1
 """Largest accepted timestamp (ms): the largest integer every JSON client represents exactly."""
+
+
+def pack(options: object, players: int = 2) -> tuple[Card, ...]:
+    """The standard 52-card pack (§2) in canonical order, whatever the options and seats."""
+    return PACK
 
 
 def valid_at(at: object) -> bool:

@@ -15,11 +15,12 @@ from functools import lru_cache
 from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
-from ..cards.packs import full_52
 from ..cards.shuffle import MAX_SEED, keyed_shuffle, seeded_shuffle
 from . import claims
 from .base import Event, GameInfo, IllegalMove, Outcome, Seat
 from .claims import (
+    EARLY_PARSE_CODES,
+    PARSE_ORDER,
     BatchClaim,
     ClaimChecks,
     ClaimWindow,
@@ -32,12 +33,13 @@ from .claims import (
     judge,
     result_problems,
 )
+from .claims import PACK as PACK  # noqa: PLC0414 (re-exported: the schemas read it)
 from .claims import initial_events as initial_events  # noqa: PLC0414 (re-exported: the deal event, §4)
+from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
 from .kit import Problems, applier, check_dealer, check_dealt, check_players, check_seats, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
-PACK: Final = full_52()
 JACK: Final = "J"
 
 
@@ -170,9 +172,7 @@ GAME: Final = GameInfo(
     game_id="slapjack", name="Slapjack", rules_version="slapjack/1",
     player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
     move_classes={cls.TYPE: cls for cls in (Flip, Slap, Slaps)},
-    # Parse problems the edge found, reported right after game_over (§6.2 step 2-3; flips: §6.1 step 2).
-    parse_order=("invalid_move", "unknown_move_type", "no_claims", "invalid_player", "duplicate_claim", "bad_timestamp"),
-    early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}),
+    parse_order=PARSE_ORDER, early_parse_codes=EARLY_PARSE_CODES,  # the claim games' (claims.py)
     # §4: ``shuffle_seed`` is the creation ``seed``, or a random integer when none is given. Engines
     # draw no randomness, so the service draws it (``new``); without one (``replay`` of a deck, direct
     # engine use) ``new_game`` derives it from the deck, which keeps a replay reproducible.
@@ -189,11 +189,6 @@ GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_C
 
 
 # --- setup (§4) -------------------------------------------------------------------------------
-
-
-def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
-    """The standard 52-card pack (§2) in canonical order."""
-    return PACK
 
 
 def _derived_seed(deck: Sequence[Card]) -> int:

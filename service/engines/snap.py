@@ -14,10 +14,11 @@ from functools import lru_cache
 from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
-from ..cards.packs import full_52
 from . import claims
 from .base import Event, GameInfo, Outcome, Seat
 from .claims import (
+    EARLY_PARSE_CODES,
+    PARSE_ORDER,
     BatchClaim,
     ClaimChecks,
     ClaimWindow,
@@ -30,12 +31,13 @@ from .claims import (
     judge,
     result_problems,
 )
+from .claims import PACK as PACK  # noqa: PLC0414 (re-exported: the schemas read it)
 from .claims import initial_events as initial_events  # noqa: PLC0414 (re-exported: the deal event, §4)
+from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
 from .kit import Problems, applier, check_dealer, check_dealt, check_players, check_seats, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
-PACK: Final = full_52()
 POOL: Final = -1
 """The owner of the pool's top among the visible tops (§6.2)."""
 
@@ -161,18 +163,12 @@ GAME: Final = GameInfo(
     game_id="snap", name="Snap", rules_version="snap/1",
     player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
     move_classes={cls.TYPE: cls for cls in (Flip, Snap, Snaps)},
-    parse_order=("invalid_move", "unknown_move_type", "no_claims", "invalid_player", "duplicate_claim", "bad_timestamp"),
-    early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}),
+    parse_order=PARSE_ORDER, early_parse_codes=EARLY_PARSE_CODES,  # the claim games' (claims.py)
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
 
 # --- setup (§4) -------------------------------------------------------------------------------
-
-
-def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
-    """The standard 52-card pack (§2) in canonical order."""
-    return PACK
 
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
