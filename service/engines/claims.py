@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar, cast
 
 from ..cards import Card
 from ..cards.packs import full_52
 from .base import BadMove, Event, GameInfo, IllegalMove, Seat
-from .kit import Problems
+from .kit import Problems, check_dealer, check_dealt, check_players
 
 __all__ = [
     "EARLY_PARSE_CODES",
@@ -47,9 +47,11 @@ __all__ = [
     "first_seat_after",
     "initial_events",
     "judge",
+    "listed",
     "pack",
     "result_problems",
     "result_wire",
+    "setup",
     "valid_at",
     "well_formed",
 ]
@@ -167,6 +169,9 @@ class SingleClaim:
         return all(c.player in window.seats for c in claims) and any(_fresh(c.at, window) for c in claims)
 
 
+C = TypeVar("C", bound=SingleClaim)
+
+
 @dataclass(frozen=True, slots=True)
 class BatchClaim:
     """Several competing claims judged together: ``{"type": TYPE, "claims": [{"player", "at"}, ...]}``.
@@ -226,6 +231,42 @@ def deal_stocks(deck: Sequence[Card], players: int, eldest: Seat) -> tuple[tuple
         k = (s - eldest) % players
         stocks[s] = tuple(reversed(deck[k::players]))
     return tuple(stocks)
+
+
+def setup(game: GameInfo, dealer: Seat, players: int, deck: Sequence[Card]) -> tuple[Seat, tuple[tuple[Card, ...], ...]]:
+    """§4 of both games: refuse a seat count (§2), a dealer (§3) or a deck (§4) the game cannot
+    start with (BadSetup), then deal: the seat left of the dealer (eldest, who flips first) and
+    every seat's stock."""
+    check_players(game, players)
+    check_dealer(game, dealer, players)
+    check_dealt(game, deck, PACK, "4")
+    eldest = (dealer + 1) % players
+    return eldest, deal_stocks(deck, players, eldest)
+
+
+_LISTED: Final[dict[tuple[type, Seat | None, int | None, frozenset[Seat], bool], tuple[Flip | SingleClaim, ...]]] = {}
+"""``listed``'s interned answers (cleared when full): a position's listed moves are values."""
+
+
+def listed(
+    claim: type[C], flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Seat], claims_open: bool = True
+) -> tuple[Flip | C, ...]:
+    """The listed moves of a position (both games' §6 "legal moves"): the flip of ``flipper`` (if
+    any) and, while ``claims_open``, one ``claim`` template per seat of ``seats``, each with the
+    position's ``ClaimWindow``. Interned: they depend only on these values."""
+    key = (claim, flipper, last_flip_at, seats, claims_open)
+    moves = _LISTED.get(key)
+    if moves is None:
+        window = ClaimWindow(last_flip_at, seats)
+        out: list[Flip | SingleClaim] = []
+        if flipper is not None:
+            out.append(Flip(flipper, None, window))
+        if claims_open:
+            out.extend(claim(s, None, window) for s in sorted(seats))
+        if len(_LISTED) >= 8192:
+            _LISTED.clear()
+        moves = _LISTED[key] = tuple(out)
+    return cast("tuple[Flip | C, ...]", moves)
 
 
 def first_seat_after(start: Seat, players: int, ok: Callable[[Seat], bool]) -> Seat | None:

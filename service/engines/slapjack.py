@@ -11,7 +11,6 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
@@ -23,20 +22,20 @@ from .claims import (
     PARSE_ORDER,
     BatchClaim,
     ClaimChecks,
-    ClaimWindow,
     Flip,
     SingleClaim,
     Verdict,
     claims_of,
-    deal_stocks,
     first_seat_after,
     judge,
+    listed,
     result_problems,
+    setup,
 )
 from .claims import PACK as PACK  # noqa: PLC0414 (re-exported: the schemas read it)
 from .claims import initial_events as initial_events  # noqa: PLC0414 (re-exported: the deal event, §4)
 from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
-from .kit import Problems, applier, check_dealer, check_dealt, check_players, check_seats, stepper, view_head
+from .kit import Problems, applier, check_seats, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
@@ -200,15 +199,12 @@ def _derived_seed(deck: Sequence[Card]) -> int:
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None, secret: bytes | None = None) -> State:
     """§4: deal the whole deck from eldest. Raises BadSetup. ``secret`` (a sealed match's, when no
     seed was given) keys the §6.6 shuffles instead of a seed."""
-    check_players(GAME, players)
-    check_dealer(GAME, options.dealer, players)
-    check_dealt(GAME, deck, PACK, "4")
-    eldest = (options.dealer + 1) % players
+    eldest, stocks = setup(GAME, options.dealer, players, deck)
     return State(
         options=options,
         players=players,
         phase=Phase.PLAY,
-        stocks=deal_stocks(deck, players, eldest),
+        stocks=stocks,
         status=(Status.ACTIVE,) * players,
         center=(),
         to_move=eldest,
@@ -232,19 +228,7 @@ def legal_moves(state: State) -> list[Move]:
     """§6.7: the flip of ``to_move`` and, with a centre pile, one slap per seat not out (add ``at``)."""
     if state.phase is Phase.GAME_OVER:
         return []
-    return list(_listed(state.to_move, state.last_flip_at, _claimants(state), bool(state.center)))
-
-
-@lru_cache(maxsize=4096)
-def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Seat], center: bool) -> tuple[Move, ...]:
-    """The listed moves of a position, interned: they depend only on these four values."""
-    window = ClaimWindow(last_flip_at, seats)
-    out: list[Move] = []
-    if flipper is not None:
-        out.append(Flip(flipper, None, window))
-    if center:
-        out.extend(Slap(s, None, window) for s in sorted(seats))
-    return tuple(out)
+    return list(listed(Slap, state.to_move, state.last_flip_at, _claimants(state), claims_open=bool(state.center)))
 
 
 # --- checking (§6.1, §6.2 order: claims.ClaimChecks) ----------------------------------------------------------------

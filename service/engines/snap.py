@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
@@ -21,20 +20,20 @@ from .claims import (
     PARSE_ORDER,
     BatchClaim,
     ClaimChecks,
-    ClaimWindow,
     Flip,
     SingleClaim,
     Verdict,
     claims_of,
-    deal_stocks,
     first_seat_after,
     judge,
+    listed,
     result_problems,
+    setup,
 )
 from .claims import PACK as PACK  # noqa: PLC0414 (re-exported: the schemas read it)
 from .claims import initial_events as initial_events  # noqa: PLC0414 (re-exported: the deal event, §4)
 from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
-from .kit import Problems, applier, check_dealer, check_dealt, check_players, check_seats, stepper, view_head
+from .kit import Problems, applier, check_seats, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
@@ -173,15 +172,12 @@ GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_C
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """§4: deal the whole deck as in Slapjack. Raises BadSetup."""
-    check_players(GAME, players)
-    check_dealer(GAME, options.dealer, players)
-    check_dealt(GAME, deck, PACK, "4")
-    eldest = (options.dealer + 1) % players
+    eldest, stocks = setup(GAME, options.dealer, players, deck)
     return State(
         options=options,
         players=players,
         phase=Phase.PLAY,
-        stocks=deal_stocks(deck, players, eldest),
+        stocks=stocks,
         faceups=((),) * players,
         faceup_seq=(None,) * players,
         pool=(),
@@ -252,18 +248,7 @@ def legal_moves(state: State) -> list[Move]:
     """§6.8: the flip of ``to_move`` and one call per seat with cards (the client adds ``at``)."""
     if state.phase is Phase.GAME_OVER:
         return []
-    return list(_listed(state.to_move, state.last_flip_at, _callers(state)))
-
-
-@lru_cache(maxsize=4096)
-def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Seat]) -> tuple[Move, ...]:
-    """The listed moves of a position, interned: they depend only on these three values."""
-    window = ClaimWindow(last_flip_at, seats)
-    out: list[Move] = []
-    if flipper is not None:
-        out.append(Flip(flipper, None, window))
-    out.extend(Snap(s, None, window) for s in sorted(seats))
-    return tuple(out)
+    return list(listed(Snap, state.to_move, state.last_flip_at, _callers(state)))
 
 
 # --- checking (§6.1, §6.3 order: claims.ClaimChecks) ----------------------------------------------------------------
