@@ -129,6 +129,18 @@ class State(NamedTuple):
 # --- moves (§6) -------------------------------------------------------------------------------
 
 
+def _fills_range(template: Blind | Raise, move: object, value: int | None, least: int | None, name: str) -> bool:
+    """Whether ``move`` fills an amount-range template (``value`` unset, its minimum ``least`` set):
+    a move of the same type and seat whose ``name`` is from ``least`` up to ``MAX_STAKE``. A
+    concrete move (``value`` set) is filled only by itself."""
+    if value is not None:
+        return move == template
+    if type(move) is not type(template) or move.player != template.player or least is None:
+        return False
+    got = getattr(move, name)
+    return got is not None and least <= got <= MAX_STAKE
+
+
 @dataclass(frozen=True, slots=True)
 class Blind:
     """§6.1 stake ``amount`` before the deal (blind, or over-blind).
@@ -143,14 +155,7 @@ class Blind:
     min_amount: int | None = field(default=None, compare=False)
 
     def filled_by(self, move: object) -> bool:
-        return (
-            isinstance(move, Blind)
-            and move.player == self.player
-            and self.amount is None
-            and self.min_amount is not None
-            and move.amount is not None
-            and self.min_amount <= move.amount <= MAX_STAKE
-        ) or (self.amount is not None and move == self)
+        return _fills_range(self, move, self.amount, self.min_amount, "amount")
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,14 +233,7 @@ class Raise:
     min_to: int | None = field(default=None, compare=False)
 
     def filled_by(self, move: object) -> bool:
-        return (
-            isinstance(move, Raise)
-            and move.player == self.player
-            and self.to is None
-            and self.min_to is not None
-            and move.to is not None
-            and self.min_to <= move.to <= MAX_STAKE
-        ) or (self.to is not None and move == self)
+        return _fills_range(self, move, self.to, self.min_to, "to")
 
 
 Move = Blind | NoBlind | Expose | Fold | Check | Call | Raise | NextDeal
