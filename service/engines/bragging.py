@@ -15,9 +15,9 @@ from enum import StrEnum
 from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card
-from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
+from ..cards.packs import full_52, pack_of
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
@@ -129,6 +129,18 @@ class State(NamedTuple):
 # --- moves (§6) -------------------------------------------------------------------------------
 
 
+def _fills_range(template: Blind | Raise, move: object, value: int | None, least: int | None, name: str) -> bool:
+    """Whether ``move`` fills an amount-range template (``value`` unset, its minimum ``least`` set):
+    a move of the same type and seat whose ``name`` is from ``least`` up to ``MAX_STAKE``. A
+    concrete move (``value`` set) is filled only by itself."""
+    if value is not None:
+        return move == template
+    if type(move) is not type(template) or move.player != template.player or least is None:
+        return False
+    got = getattr(move, name)
+    return got is not None and least <= got <= MAX_STAKE
+
+
 @dataclass(frozen=True, slots=True)
 class Blind:
     """§6.1 stake ``amount`` before the deal (blind, or over-blind).
@@ -143,14 +155,7 @@ class Blind:
     min_amount: int | None = field(default=None, compare=False)
 
     def filled_by(self, move: object) -> bool:
-        return (
-            isinstance(move, Blind)
-            and move.player == self.player
-            and self.amount is None
-            and self.min_amount is not None
-            and move.amount is not None
-            and self.min_amount <= move.amount <= MAX_STAKE
-        ) or (self.amount is not None and move == self)
+        return _fills_range(self, move, self.amount, self.min_amount, "amount")
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,14 +233,7 @@ class Raise:
     min_to: int | None = field(default=None, compare=False)
 
     def filled_by(self, move: object) -> bool:
-        return (
-            isinstance(move, Raise)
-            and move.player == self.player
-            and self.to is None
-            and self.min_to is not None
-            and move.to is not None
-            and self.min_to <= move.to <= MAX_STAKE
-        ) or (self.to is not None and move == self)
+        return _fills_range(self, move, self.to, self.min_to, "to")
 
 
 Move = Blind | NoBlind | Expose | Fold | Check | Call | Raise | NextDeal
@@ -341,8 +339,7 @@ def pack(options: Options, players: int = DEFAULT_PLAYERS) -> tuple[Card, ...]:
 
 
 def _check_options(options: Options, players: int) -> None:
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Bragging is for 2 to 8 players, not {players}.", GAME.rule("2"))
+    check_players(GAME, players, called="Bragging")
     problems = []
     if not 0 <= options.dealer < players:
         problems.append(f"option dealer: must be a seat 0..{players - 1}")
@@ -363,10 +360,7 @@ def _check_options(options: Options, players: int) -> None:
 
 
 def _check_deck(deck: Sequence[Card], options: Options, code_cls: type[BadSetup | IllegalMove]) -> None:
-    try:
-        check_deck(deck, pack(options))
-    except DeckProblem as exc:
-        raise code_cls("invalid_deck", str(exc), GAME.rule("4")) from None
+    check_dealt(GAME, deck, pack(options), "4", code_cls)
 
 
 def _start_hand(
@@ -894,10 +888,7 @@ def check_state(state: State) -> None:
         bad("pending", "must list distinct seats in seat order")
     bad.check()
     places = [c for h in s.hidden for c in h] + [c for u in s.up for c in u] + list(s.deck) + list(s.dead)
-    try:
-        check_deck(places, pack(s.options))
-    except DeckProblem as exc:
-        bad("hidden", "hidden, up, deck and dead must hold the pack: " + str(exc).split(": ", 1)[-1])
+    bad.cards("hidden", places, pack(s.options), "hidden, up, deck and dead must hold the pack")
     if s.hand_number < 1 or (s.options.hands is not None and s.hand_number > s.options.hands):
         bad("hand_number", "must be from 1 to the hands option")
     if s.seq < 0:

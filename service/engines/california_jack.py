@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Final, NamedTuple, assert_never
+from typing import Final, NamedTuple, assert_never
 
 from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
-from ..cards.packs import DeckProblem, check_deck, full_52
+from ..cards.packs import full_52
 from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, beats, may_follow, of_suit, strength
 from ..cards.turns import draw_in_turn
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
-from .moves import NextDeal
+from .moves import NextDeal, Play
 
 PACK: Final = full_52()
 RANK: Final = strength(RANKS)  # §2: 2 low … A high
@@ -164,16 +164,7 @@ class State(NamedTuple):
 # --- moves (§6) -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """§6.1 lead or follow with ``card``."""
-
-    TYPE: ClassVar[str] = "play"
-    player: Seat
-    card: Card
-
-
-Move = Play | NextDeal
+Move = Play | NextDeal  # Play: §6.1, lead or follow with a card (moves.Play)
 GAME: Final = GameInfo(
     game_id="california_jack", name="California Jack", rules_version="california_jack/1",
     player_counts=(2,), default_players=2,
@@ -219,10 +210,7 @@ def _check_options(options: Options) -> None:
 
 def _deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat) -> dict[str, object]:
     """§4: packets of 3, non-dealer first; the rest is the stock, its top card sets trumps."""
-    try:
-        check_deck(deck, PACK)
-    except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
+    check_dealt(GAME, deck, PACK, "4")
     nd = 1 - dealer
     nd_hand = tuple(deck[0:3]) + tuple(deck[6:9])
     d_hand = tuple(deck[3:6]) + tuple(deck[9:12])
@@ -244,8 +232,7 @@ def _deal(state_fields: dict[str, object], deck: Sequence[Card], dealer: Seat) -
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first hand of a match from ``deck`` (top card first). Raises BadSetup."""
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"California Jack is for exactly 2 players, not {players}.", GAME.rule("2"))
+    check_players(GAME, players)
     _check_options(options)
     fields = _deal({}, deck, options.dealer)
     return State(
@@ -323,10 +310,7 @@ def _check(state: State, move: Move | BadMove) -> None:
         case NextDeal():
             if move.deck is None:
                 raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", GAME.rule("6.2"))
-            try:
-                check_deck(move.deck, PACK)
-            except DeckProblem as exc:
-                raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.2")) from None
+            check_dealt(GAME, move.deck, PACK, "6.2", IllegalMove)
         case Play():
             _check_play(state, move)
         case _:
@@ -597,10 +581,7 @@ def check_state(state: State) -> None:
     places: list[Card] = [*s.hands[0], *s.hands[1], *s.stock, *(pc.card for pc in s.trick)]
     for t in s.tricks:
         places += [pc.card for pc in t.cards]
-    try:
-        check_deck(places, PACK)
-    except DeckProblem as exc:
-        bad("hands", "cards in hands, stock, trick and tricks must be the pack: " + str(exc).split(": ", 1)[-1])
+    bad.cards("hands", places, PACK, "cards in hands, stock, trick and tricks must be the pack")
     bad.check()
     n = len(s.tricks)
     if n > TRICKS_PER_HAND:

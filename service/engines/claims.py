@@ -20,15 +20,20 @@ claims (seats, stamps, duplicates, seats that are out, stale stamps).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, ClassVar, Final, Generic, NamedTuple, Protocol, TypeVar, cast
 
 from ..cards import Card
-from .base import BadMove, GameInfo, IllegalMove, Seat
+from ..cards.packs import full_52
+from .base import BadMove, Event, GameInfo, IllegalMove, Seat
+from .kit import Problems, check_dealer, check_dealt, check_players
 
 __all__ = [
+    "EARLY_PARSE_CODES",
     "MAX_AT",
+    "PACK",
+    "PARSE_ORDER",
     "BatchClaim",
     "Claim",
     "ClaimChecks",
@@ -40,13 +45,34 @@ __all__ = [
     "claims_of",
     "deal_stocks",
     "first_seat_after",
+    "initial_events",
     "judge",
+    "listed",
+    "pack",
+    "result_problems",
+    "result_wire",
+    "setup",
     "valid_at",
     "well_formed",
 ]
 
+PACK: Final = full_52()
+"""Both games are played with the standard 52-card pack (§2), here in canonical order."""
+
+PARSE_ORDER: Final = ("invalid_move", "unknown_move_type", "no_claims", "invalid_player", "duplicate_claim", "bad_timestamp")
+"""The parse problems of a move, in the order both games' §6.1/§6.2 (Snap: §6.3) rank them."""
+
+EARLY_PARSE_CODES: Final = frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"})
+"""The parse problems reported right after ``game_over`` (§6.2 steps 2-3; flips: §6.1 step 2); a
+flip's bad ``at`` comes after its seat checks (``ClaimChecks.check``)."""
+
 MAX_AT: Final = 2**53 - 1
 """Largest accepted timestamp (ms): the largest integer every JSON client represents exactly."""
+
+
+def pack(options: object, players: int = 2) -> tuple[Card, ...]:
+    """The standard 52-card pack (§2) in canonical order, whatever the options and seats."""
+    return PACK
 
 
 def valid_at(at: object) -> bool:
@@ -143,6 +169,9 @@ class SingleClaim:
         return all(c.player in window.seats for c in claims) and any(_fresh(c.at, window) for c in claims)
 
 
+C = TypeVar("C", bound=SingleClaim)
+
+
 @dataclass(frozen=True, slots=True)
 class BatchClaim:
     """Several competing claims judged together: ``{"type": TYPE, "claims": [{"player", "at"}, ...]}``.
@@ -204,6 +233,42 @@ def deal_stocks(deck: Sequence[Card], players: int, eldest: Seat) -> tuple[tuple
     return tuple(stocks)
 
 
+def setup(game: GameInfo, dealer: Seat, players: int, deck: Sequence[Card]) -> tuple[Seat, tuple[tuple[Card, ...], ...]]:
+    """§4 of both games: refuse a seat count (§2), a dealer (§3) or a deck (§4) the game cannot
+    start with (BadSetup), then deal: the seat left of the dealer (eldest, who flips first) and
+    every seat's stock."""
+    check_players(game, players)
+    check_dealer(game, dealer, players)
+    check_dealt(game, deck, PACK, "4")
+    eldest = (dealer + 1) % players
+    return eldest, deal_stocks(deck, players, eldest)
+
+
+_LISTED: Final[dict[tuple[type, Seat | None, int | None, frozenset[Seat], bool], tuple[Flip | SingleClaim, ...]]] = {}
+"""``listed``'s interned answers (cleared when full): a position's listed moves are values."""
+
+
+def listed(
+    claim: type[C], flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Seat], claims_open: bool = True
+) -> tuple[Flip | C, ...]:
+    """The listed moves of a position (both games' §6 "legal moves"): the flip of ``flipper`` (if
+    any) and, while ``claims_open``, one ``claim`` template per seat of ``seats``, each with the
+    position's ``ClaimWindow``. Interned: they depend only on these values."""
+    key = (claim, flipper, last_flip_at, seats, claims_open)
+    moves = _LISTED.get(key)
+    if moves is None:
+        window = ClaimWindow(last_flip_at, seats)
+        out: list[Flip | SingleClaim] = []
+        if flipper is not None:
+            out.append(Flip(flipper, None, window))
+        if claims_open:
+            out.extend(claim(s, None, window) for s in sorted(seats))
+        if len(_LISTED) >= 8192:
+            _LISTED.clear()
+        moves = _LISTED[key] = tuple(out)
+    return cast("tuple[Flip | C, ...]", moves)
+
+
 def first_seat_after(start: Seat, players: int, ok: Callable[[Seat], bool]) -> Seat | None:
     """The first seat among ``start+1, start+2, …, start+players`` (mod, ``start`` last) with ``ok``."""
     for d in range(1, players + 1):
@@ -228,8 +293,54 @@ class _Table(Protocol):
     @property
     def phase(self) -> str: ...
 
+    @property
+    def stocks(self) -> tuple[tuple[Card, ...], ...]: ...
+
 
 T = TypeVar("T", bound=_Table)
+
+
+def initial_events(state: _Table) -> list[Event]:
+    """The deal (both specs, §4): how many cards each seat received and who flips first."""
+    return [{"type": "deal", "stock_counts": [len(s) for s in state.stocks], "to_move": state.to_move}]
+
+
+class _Result(Protocol):
+    """A game's ``last_result``: one NamedTuple for every kind, members of other kinds None."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def _fields(self) -> tuple[str, ...]: ...
+
+
+def result_wire(
+    r: _Result | None, fields: Mapping[str, tuple[str, ...]], penalty: Callable[[Any], dict[str, object]]
+) -> dict[str, object] | None:
+    """``last_result`` as §6 shows it: only the members of its kind (``fields``), each penalty as
+    ``penalty`` writes it."""
+    if r is None:
+        return None
+    out: dict[str, object] = {}
+    for name in fields[r.kind]:
+        value = getattr(r, name)
+        if name == "penalties":
+            value = [penalty(p) for p in value]
+        out[name] = value
+    return out
+
+
+def result_problems(bad: Problems, r: _Result | None, fields: Mapping[str, tuple[str, ...]], kinds: str) -> None:
+    """``check_state``'s test of ``last_result``: a known kind (``kinds`` names them), with exactly
+    the members of that kind."""
+    if r is None:
+        return
+    wanted = fields.get(r.kind)
+    if wanted is None:
+        bad("last_result.kind", f"must be {kinds}")
+    elif any((getattr(r, f) is None) == (f in wanted) for f in r._fields if f != "kind"):
+        bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +371,10 @@ class ClaimChecks(Generic[T]):
     def __post_init__(self) -> None:
         object.__setattr__(self, "flip_rule", self.game.rule("6.1"))
         object.__setattr__(self, "claim_rule", self.game.rule(self.claim_section))
+
+    def to_move(self, state: T) -> frozenset[Seat]:
+        """§7 envelope: the seat that must flip (claims are open to every seat still in)."""
+        return frozenset() if state.to_move is None or state.phase is self.game_over else frozenset((state.to_move,))
 
     def check(self, state: T, move: object) -> None:
         """Raise IllegalMove with the first code of the game's §6.1 and claim section that applies

@@ -4,6 +4,9 @@
   a section of its rules.
 - ``status``: the envelope status of a state from its phase; ``players``: its seat count.
 - ``view_head``: the fields every view starts with (game, seat, seq, rules version).
+- ``check_players``, ``check_dealer``, ``check_dealt``: ``new_game``'s refusals of a seat count
+  (§2), a dealer seat (§3) and a deck (the section the game names); ``check_seats``: the seat
+  count of a submitted state.
 - ``refuse_early``: the first step of the §8 order after ``game_over``, the parse problems the
   edge found that come before any state check.
 - ``Problems``: the collector ``check_state`` writes field-path problems into.
@@ -15,12 +18,27 @@ Snap) in ``engines/claims.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol, Self, TypeVar
 
-from .base import BadMove, Event, GameInfo, IllegalMove, InvalidState
+from ..cards import Card
+from ..cards.packs import DeckProblem, check_deck
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState
 
-__all__ = ["Problems", "applier", "players", "refuse_early", "status", "stepper", "view_head"]
+__all__ = [
+    "Problems",
+    "applier",
+    "check_dealer",
+    "check_dealt",
+    "check_players",
+    "check_seats",
+    "players",
+    "refuse_early",
+    "seat_counts",
+    "status",
+    "stepper",
+    "view_head",
+]
 
 _STATUS = {"deal_over": "deal_over", "game_over": "finished"}
 
@@ -62,6 +80,49 @@ def view_head(game: GameInfo, state: _Sequenced, seat: int | None) -> dict[str, 
     return {"game": game.game_id, "seat": seat, "seq": state.seq, "rules_version": game.rules_version}
 
 
+def seat_counts(game: GameInfo) -> str:
+    """The seat counts a game is for, in words: ``exactly 2``, ``2, 3 or 4``, ``2 to 8``."""
+    counts = game.player_counts
+    if len(counts) == 1:
+        return f"exactly {counts[0]}"
+    if len(counts) <= 3:
+        return ", ".join(map(str, counts[:-1])) + f" or {counts[-1]}"
+    return f"{counts[0]} to {counts[-1]}"
+
+
+def check_players(game: GameInfo, players: int, called: str | None = None) -> None:
+    """§2: refuse (``invalid_players``) a seat count the game is not for; the message names the
+    game ``called`` (default: its ``name``)."""
+    if players not in game.player_counts:
+        raise BadSetup(
+            "invalid_players", f"{called or game.name} is for {seat_counts(game)} players, not {players}.", game.rule("2")
+        )
+
+
+def check_dealer(game: GameInfo, dealer: int, players: int) -> None:
+    """§3: refuse (``invalid_option``) a ``dealer`` option that is not a seat."""
+    if not 0 <= dealer < players:
+        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", game.rule("3"))
+
+
+def check_dealt(
+    game: GameInfo, deck: Sequence[Card], pack: Sequence[Card], section: str,
+    error: type[BadSetup | IllegalMove] = BadSetup,
+) -> None:
+    """Refuse (``invalid_deck``, as ``error``, citing ``section``) a deck that is not exactly ``pack``."""
+    try:
+        check_deck(deck, pack)
+    except DeckProblem as exc:
+        raise error("invalid_deck", str(exc), game.rule(section)) from None
+
+
+def check_seats(game: GameInfo, players: int) -> None:
+    """``check_state``'s first test: a seat count the game is for (InvalidState at once, since every
+    later test reads seats)."""
+    if players not in game.player_counts:
+        raise InvalidState({"players": [f"must be {seat_counts(game)}"]})
+
+
 def refuse_early(game: GameInfo, move: object, section: str = "8") -> None:
     """Raise the edge's parse problem ``move`` if it is one of ``game.early_parse_codes`` (cited
     as ``section``); return otherwise."""
@@ -91,6 +152,17 @@ class Problems:
         """A seat field must be 0..players-1 (or ``None`` where the field may be null)."""
         if seat is not None and not 0 <= seat < players:
             self(path, f"must be a seat 0..{players - 1}")
+
+    def cards(self, path: str, cards: Sequence[Card], pack: Sequence[Card], what: str) -> bool:
+        """The cards of a state must be exactly ``pack``: else ``what`` (``"stocks and centre must
+        hold the 52-card pack"``) and which cards are missing or extra, under ``path``. Returns
+        whether they are."""
+        try:
+            check_deck(cards, pack)
+        except DeckProblem as exc:
+            self(path, f"{what}: " + str(exc).split(": ", 1)[-1])
+            return False
+        return True
 
     def check(self) -> None:
         """Raise InvalidState if any problem was found."""

@@ -9,7 +9,16 @@ from ..cards import Card
 from ..cards.packs import is_pack
 from .base import Seat
 
-__all__ = ["NextDeal"]
+__all__ = ["NextDeal", "Play"]
+
+
+@dataclass(frozen=True, slots=True)
+class Play:
+    """``{"type": "play", "player": p, "card": c}``: play a card to the trick (lead or follow)."""
+
+    TYPE: ClassVar[str] = "play"
+    player: Seat
+    card: Card
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,9 +19,9 @@ from enum import StrEnum
 from typing import ClassVar, Final, NamedTuple
 
 from ..cards import RANKS, Card, Suit
-from ..cards.packs import DeckProblem, check_deck, pack_of
-from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
-from .kit import Problems, applier, stepper, view_head
+from ..cards.packs import pack_of
+from .base import BadMove, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
+from .kit import Problems, applier, check_dealt, check_players, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK_A: Final = pack_of(RANKS, deck="a")
@@ -272,12 +272,8 @@ def _first_player(option: str, stocks: tuple[Card, Card], tableau: Sequence[tupl
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """§4: lay out both packs from ``deck`` (the ``/a`` cards are seat 0's pack, in order)."""
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Russian Bank is for exactly 2 players, not {players}.", GAME.rule("2"))
-    try:
-        check_deck(deck, PACK)
-    except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), GAME.rule("4.1")) from None
+    check_players(GAME, players)
+    check_dealt(GAME, deck, PACK, "4.1")
     seat0, tab0 = _layout([c for c in deck if c.deck == "a"])
     seat1, tab1 = _layout([c for c in deck if c.deck == "b"])
     tableau = tab0 + tab1

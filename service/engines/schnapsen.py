@@ -15,12 +15,12 @@ from enum import StrEnum
 from typing import Any, ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card, Suit, names
-from ..cards.packs import DeckProblem, check_deck, short_20
+from ..cards.packs import short_20
 from ..cards.tricks import of_suit
-from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
-from .kit import Problems, refuse_early, view_head
+from .base import BadMove, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
+from .kit import Problems, check_dealt, check_players, refuse_early, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
-from .moves import NextDeal
+from .moves import NextDeal, Play
 
 # §2: rank order low → high and card points.
 RANK_ORDER: Final = ("J", "Q", "K", "10", "A")
@@ -187,16 +187,7 @@ class Marriage:
     suit: Suit
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """§6.6 play a card (lead or follow)."""
-
-    TYPE: ClassVar[str] = "play"
-    player: Seat
-    card: Card
-
-
-Move = Claim | Exchange | Close | Marriage | Play | NextDeal
+Move = Claim | Exchange | Close | Marriage | Play | NextDeal  # Play: §6.6, a card led or followed (moves.Play)
 GAME: Final = GameInfo(
     game_id="schnapsen", name="Schnapsen", rules_version="schnapsen/1",
     player_counts=(2,), default_players=2,
@@ -233,10 +224,7 @@ def _deal(options: Options, deck: Sequence[Card], dealer: Seat) -> tuple[
     tuple[tuple[Card, ...], tuple[Card, ...]], tuple[Card, ...], Card
 ]:
     """§4.2: 3 to eldest, 3 to dealer, trump card, 2 to eldest, 2 to dealer, rest the talon."""
-    try:
-        check_deck(deck, PACK)
-    except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), GAME.rule("4.2")) from None
+    check_dealt(GAME, deck, PACK, "4.2")
     eldest_hand = tuple(deck[0:3]) + tuple(deck[7:9])
     dealer_hand = tuple(deck[3:6]) + tuple(deck[9:11])
     hands = (dealer_hand, eldest_hand) if dealer == 0 else (eldest_hand, dealer_hand)
@@ -265,8 +253,7 @@ def _fresh_deal(state: State, deck: Sequence[Card], dealer: Seat, deal_number: i
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first deal of a match from ``deck`` (top card first). Raises BadSetup."""
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Schnapsen is for exactly 2 players, not {players}.", GAME.rule("2"))
+    check_players(GAME, players)
     blank = _new_state(State, (options, _PHASE_PLAY, 1, options.dealer, (0, 0)) + (None,) * 15 + ((), 0, seed))
     return _fresh_deal(blank, deck, options.dealer, 1)  # the match fields, then the first deal
 
@@ -428,10 +415,7 @@ def _check(state: State, move: Move | BadMove) -> None:
             raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case NextDeal():
             if move.deck is not None:
-                try:
-                    check_deck(move.deck, PACK)
-                except DeckProblem as exc:
-                    raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.7")) from None
+                check_dealt(GAME, move.deck, PACK, "6.7", IllegalMove)
             return
         case Play():
             _check_play(state, move)
@@ -891,10 +875,7 @@ def check_state(state: State) -> None:
     for p in (0, 1):
         for a, b in s.tricks[p]:
             places += (a, b)
-    try:
-        check_deck(places, PACK)
-    except DeckProblem as exc:
-        bad("hands", "cards in hands, talon, trump card, trick and tricks must be the pack: " + str(exc).split(": ", 1)[-1])
+    bad.cards("hands", places, PACK, "cards in hands, talon, trump card, trick and tricks must be the pack")
     bad.check()
     if s.trump_card is not None and s.trump_card.suit is not s.trump_suit:
         bad("trump_suit", f"must be the suit of the trump card {s.trump_card}")

@@ -16,13 +16,13 @@ from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
-from ..cards.packs import DeckProblem, check_deck, full_52
+from ..cards.packs import full_52
 from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, may_follow, of_suit, strength, trick_winner
-from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, refuse_early, stepper, view_head
+from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
+from .kit import Problems, applier, check_dealt, check_players, check_seats, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
-from .moves import NextDeal
+from .moves import NextDeal, Play
 
 # §2: rank order (low → high) for tricks and for High/Low.
 RANK: Final = strength(RANKS)
@@ -244,16 +244,7 @@ class Discard:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """§6.4 play a card to the trick."""
-
-    TYPE: ClassVar[str] = "play"
-    player: Seat
-    card: Card
-
-
-Move = Stand | Beg | Give | Run | Discard | Play | NextDeal
+Move = Stand | Beg | Give | Run | Discard | Play | NextDeal  # Play: §6.4, a card to the trick (moves.Play)
 GAME: Final = GameInfo(
     game_id="seven_up", name="Seven Up", rules_version="seven_up/1",
     player_counts=(2, 3, 4), default_players=2,
@@ -328,10 +319,7 @@ def _check_options(options: Options, players: int) -> None:
 
 def _deal(state: State, deck: Sequence[Card], dealer: Seat, events: list[Event]) -> State:
     """§4 deal procedure from ``deck`` (top first) for ``dealer``; scores a turned jack at once."""
-    try:
-        check_deck(deck, PACK)
-    except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
+    check_dealt(GAME, deck, PACK, "4")
     n = state.players
     order = dealing_order(n, dealer)
     hands: list[tuple[Card, ...]] = [()] * n
@@ -370,8 +358,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, events: list[Event])
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first deal of a match from ``deck`` (top card first). Raises BadSetup."""
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Seven Up is for 2, 3 or 4 players, not {players}.", GAME.rule("2"))
+    check_players(GAME, players)
     _check_options(options, players)
     scores = options.start_scores or (0,) * parties(players)
     blank = State(
@@ -510,10 +497,7 @@ def _check(state: State, move: Move | BadMove) -> None:
             raise IllegalMove(move.code, move.detail, GAME.rule("8"))
         case NextDeal():
             if move.deck is not None:
-                try:
-                    check_deck(move.deck, PACK)
-                except DeckProblem as exc:
-                    raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.6")) from None
+                check_dealt(GAME, move.deck, PACK, "6.6", IllegalMove)
         case Discard():
             _check_discard(state, move)
         case Play():
@@ -845,8 +829,7 @@ def check_state(state: State) -> None:
     bad = Problems()
     s = state
     n = s.players
-    if n not in PLAYER_COUNTS:
-        raise InvalidState({"players": ["must be 2, 3 or 4"]})
+    check_seats(GAME, n)
     try:
         _check_options(s.options, n)
     except BadSetup as exc:
@@ -887,10 +870,7 @@ def check_state(state: State) -> None:
     if s.turnup is not None:
         places.append(s.turnup)
     if len(places) != len(PACK) or frozenset(places) != _PACK_SET:  # the fast test first
-        try:
-            check_deck(places, PACK)
-        except DeckProblem as exc:
-            bad("hands", "hands, stock, turnup, set_aside, discards, trick and tricks must hold the pack: " + str(exc).split(": ", 1)[-1])
+        bad.cards("hands", places, PACK, "hands, stock, turnup, set_aside, discards, trick and tricks must hold the pack")
     if s.eldest != (s.dealer + 1) % n:
         bad("eldest", "must be the seat after the dealer")
     target = s.options.target

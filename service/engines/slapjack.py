@@ -11,30 +11,34 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
-from ..cards.packs import DeckProblem, check_deck, full_52
 from ..cards.shuffle import MAX_SEED, keyed_shuffle, seeded_shuffle
-from .base import BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat
+from . import claims
+from .base import Event, GameInfo, IllegalMove, Outcome, Seat
 from .claims import (
+    EARLY_PARSE_CODES,
+    PARSE_ORDER,
     BatchClaim,
     ClaimChecks,
-    ClaimWindow,
     Flip,
     SingleClaim,
     Verdict,
     claims_of,
-    deal_stocks,
     first_seat_after,
     judge,
+    listed,
+    result_problems,
+    setup,
 )
-from .kit import Problems, applier, stepper, view_head
+from .claims import PACK as PACK  # noqa: PLC0414 (re-exported: the schemas read it)
+from .claims import initial_events as initial_events  # noqa: PLC0414 (re-exported: the deal event, §4)
+from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
+from .kit import Problems, applier, check_seats, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
-PACK: Final = full_52()
 JACK: Final = "J"
 
 
@@ -115,17 +119,13 @@ RESULT_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 
+def _penalty_wire(p: Penalty) -> dict[str, object]:
+    return {"from": p.from_, "to": p.to, "paid": p.paid}
+
+
 def result_wire(r: Result | None) -> dict[str, object] | None:
     """``last_result`` as §6 shows it: only the members of its kind; penalties as ``from``/``to``/``paid``."""
-    if r is None:
-        return None
-    out: dict[str, object] = {}
-    for name in RESULT_FIELDS[r.kind]:
-        value = getattr(r, name)
-        if name == "penalties":
-            value = [{"from": p.from_, "to": p.to, "paid": p.paid} for p in value]
-        out[name] = value
-    return out
+    return claims.result_wire(r, RESULT_FIELDS, _penalty_wire)
 
 
 class State(NamedTuple):
@@ -171,9 +171,7 @@ GAME: Final = GameInfo(
     game_id="slapjack", name="Slapjack", rules_version="slapjack/1",
     player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
     move_classes={cls.TYPE: cls for cls in (Flip, Slap, Slaps)},
-    # Parse problems the edge found, reported right after game_over (§6.2 step 2-3; flips: §6.1 step 2).
-    parse_order=("invalid_move", "unknown_move_type", "no_claims", "invalid_player", "duplicate_claim", "bad_timestamp"),
-    early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}),
+    parse_order=PARSE_ORDER, early_parse_codes=EARLY_PARSE_CODES,  # the claim games' (claims.py)
     # §4: ``shuffle_seed`` is the creation ``seed``, or a random integer when none is given. Engines
     # draw no randomness, so the service draws it (``new``); without one (``replay`` of a deck, direct
     # engine use) ``new_game`` derives it from the deck, which keeps a replay reproducible.
@@ -192,11 +190,6 @@ GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_C
 # --- setup (§4) -------------------------------------------------------------------------------
 
 
-def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
-    """The standard 52-card pack (§2) in canonical order."""
-    return PACK
-
-
 def _derived_seed(deck: Sequence[Card]) -> int:
     """A shuffle seed drawn from the (shuffled) deck when the client gave none (§4.5, see wire.md)."""
     digest = hashlib.sha256(("slapjack:seed:" + " ".join(map(str, deck))).encode("ascii")).digest()
@@ -206,20 +199,12 @@ def _derived_seed(deck: Sequence[Card]) -> int:
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None, secret: bytes | None = None) -> State:
     """§4: deal the whole deck from eldest. Raises BadSetup. ``secret`` (a sealed match's, when no
     seed was given) keys the §6.6 shuffles instead of a seed."""
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Slapjack is for 2 to 8 players, not {players}.", GAME.rule("2"))
-    if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", GAME.rule("3"))
-    try:
-        check_deck(deck, PACK)
-    except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
-    eldest = (options.dealer + 1) % players
+    eldest, stocks = setup(GAME, options.dealer, players, deck)
     return State(
         options=options,
         players=players,
         phase=Phase.PLAY,
-        stocks=deal_stocks(deck, players, eldest),
+        stocks=stocks,
         status=(Status.ACTIVE,) * players,
         center=(),
         to_move=eldest,
@@ -232,17 +217,7 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
     )
 
 
-def initial_events(state: State) -> list[Event]:
-    """The deal: how many cards each seat received and who flips first."""
-    return [{"type": "deal", "stock_counts": [len(s) for s in state.stocks], "to_move": state.to_move}]
-
-
 # --- whose turn, what is legal (§6.7) ---------------------------------------------------------
-
-
-def to_move(state: State) -> frozenset[Seat]:
-    """§7 envelope: the seat that must flip (slaps are open to every seat not out)."""
-    return frozenset() if state.to_move is None or state.phase is Phase.GAME_OVER else frozenset((state.to_move,))
 
 
 def _claimants(state: State) -> frozenset[Seat]:
@@ -253,19 +228,7 @@ def legal_moves(state: State) -> list[Move]:
     """§6.7: the flip of ``to_move`` and, with a centre pile, one slap per seat not out (add ``at``)."""
     if state.phase is Phase.GAME_OVER:
         return []
-    return list(_listed(state.to_move, state.last_flip_at, _claimants(state), bool(state.center)))
-
-
-@lru_cache(maxsize=4096)
-def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Seat], center: bool) -> tuple[Move, ...]:
-    """The listed moves of a position, interned: they depend only on these four values."""
-    window = ClaimWindow(last_flip_at, seats)
-    out: list[Move] = []
-    if flipper is not None:
-        out.append(Flip(flipper, None, window))
-    if center:
-        out.extend(Slap(s, None, window) for s in sorted(seats))
-    return tuple(out)
+    return list(listed(Slap, state.to_move, state.last_flip_at, _claimants(state), claims_open=bool(state.center)))
 
 
 # --- checking (§6.1, §6.2 order: claims.ClaimChecks) ----------------------------------------------------------------
@@ -281,6 +244,7 @@ _CLAIMS: Final[ClaimChecks[State]] = ClaimChecks(
     in_game=lambda state, p: state.status[p] is not _OUT, out_detail="Seat {p} is out of the game.",
     before_stale=_center_to_slap,
 )
+to_move: Final = _CLAIMS.to_move
 
 
 # --- transitions ------------------------------------------------------------------------------
@@ -418,7 +382,7 @@ def _false_slaps(state: State, verdict: Verdict, r: Seat, events: list[Event]) -
             "type": "false_slap",
             "order": list(verdict.seats),
             "stale": list(verdict.stale),
-            "penalties": [{"from": p.from_, "to": p.to, "paid": p.paid} for p in penalties],
+            "penalties": [_penalty_wire(p) for p in penalties],
             "to_move": nxt,
         }
     )
@@ -486,8 +450,7 @@ def check_state(state: State) -> None:
     bad = Problems()
     s = state
     n = s.players
-    if n not in PLAYER_COUNTS:
-        raise InvalidState({"players": ["must be 2 to 8"]})
+    check_seats(GAME, n)
     bad.seat("options.dealer", s.options.dealer, n)
     if len(s.stocks) != n:
         bad("stocks", f"must hold {n} stocks")
@@ -496,10 +459,7 @@ def check_state(state: State) -> None:
     bad.check()
     for i, cc in enumerate(s.center):
         bad.seat(f"center.{i}.player", cc.player, n)
-    try:
-        check_deck([c for stock in s.stocks for c in stock] + [cc.card for cc in s.center], PACK)
-    except DeckProblem as exc:
-        bad("stocks", "stocks and centre must hold the 52-card pack: " + str(exc).split(": ", 1)[-1])
+    bad.cards("stocks", [c for stock in s.stocks for c in stock] + [cc.card for cc in s.center], PACK, "stocks and centre must hold the 52-card pack")
     for p in range(n):
         if s.stocks[p] and s.status[p] is not Status.ACTIVE:
             bad(f"status.{p}", "a seat with stock cards is active")
@@ -528,11 +488,5 @@ def check_state(state: State) -> None:
             bad("to_move", "must be null once the game is over")
         if s.winner is None or in_game != 1 or s.status[s.winner] is Status.OUT:
             bad("winner", "the game is over when exactly one seat, the winner, is not out")
-    r = s.last_result
-    if r is not None:
-        wanted = RESULT_FIELDS.get(r.kind)
-        if wanted is None:
-            bad("last_result.kind", "must be flip, capture or false_slap")
-        elif any((getattr(r, f) is None) == (f in wanted) for f in Result._fields if f != "kind"):
-            bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
+    result_problems(bad, s.last_result, RESULT_FIELDS, "flip, capture or false_slap")
     bad.check()

@@ -10,29 +10,33 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import lru_cache
 from typing import ClassVar, Final, NamedTuple
 
 from ..cards import Card
-from ..cards.packs import DeckProblem, check_deck, full_52
-from .base import BadSetup, Event, GameInfo, InvalidState, Outcome, Seat
+from . import claims
+from .base import Event, GameInfo, Outcome, Seat
 from .claims import (
+    EARLY_PARSE_CODES,
+    PARSE_ORDER,
     BatchClaim,
     ClaimChecks,
-    ClaimWindow,
     Flip,
     SingleClaim,
     Verdict,
     claims_of,
-    deal_stocks,
     first_seat_after,
     judge,
+    listed,
+    result_problems,
+    setup,
 )
-from .kit import Problems, applier, stepper, view_head
+from .claims import PACK as PACK  # noqa: PLC0414 (re-exported: the schemas read it)
+from .claims import initial_events as initial_events  # noqa: PLC0414 (re-exported: the deal event, §4)
+from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
+from .kit import Problems, applier, check_seats, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
-PACK: Final = full_52()
 POOL: Final = -1
 """The owner of the pool's top among the visible tops (§6.2)."""
 
@@ -105,17 +109,13 @@ RESULT_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 
+def _penalty_wire(p: Penalty) -> dict[str, object]:
+    return {"from": p.from_, "to": "pool" if p.to is None else p.to}
+
+
 def result_wire(r: Result | None) -> dict[str, object] | None:
-    """``last_result`` as §6 shows it: the members of its kind; a penalty to the pool says ``"pool"``."""
-    if r is None:
-        return None
-    out: dict[str, object] = {}
-    for name in RESULT_FIELDS[r.kind]:
-        value = getattr(r, name)
-        if name == "penalties":
-            value = [{"from": p.from_, "to": "pool" if p.to is None else p.to} for p in value]
-        out[name] = value
-    return out
+    """``last_result`` as §6 shows it: only the members of its kind; a penalty to the pool says ``"pool"``."""
+    return claims.result_wire(r, RESULT_FIELDS, _penalty_wire)
 
 
 class State(NamedTuple):
@@ -162,8 +162,7 @@ GAME: Final = GameInfo(
     game_id="snap", name="Snap", rules_version="snap/1",
     player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
     move_classes={cls.TYPE: cls for cls in (Flip, Snap, Snaps)},
-    parse_order=("invalid_move", "unknown_move_type", "no_claims", "invalid_player", "duplicate_claim", "bad_timestamp"),
-    early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "no_claims", "invalid_player", "duplicate_claim"}),
+    parse_order=PARSE_ORDER, early_parse_codes=EARLY_PARSE_CODES,  # the claim games' (claims.py)
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 
@@ -171,27 +170,14 @@ GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_C
 # --- setup (§4) -------------------------------------------------------------------------------
 
 
-def pack(options: Options, players: int = 2) -> tuple[Card, ...]:
-    """The standard 52-card pack (§2) in canonical order."""
-    return PACK
-
-
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """§4: deal the whole deck as in Slapjack. Raises BadSetup."""
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Snap is for 2 to 8 players, not {players}.", GAME.rule("2"))
-    if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", GAME.rule("3"))
-    try:
-        check_deck(deck, PACK)
-    except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
-    eldest = (options.dealer + 1) % players
+    eldest, stocks = setup(GAME, options.dealer, players, deck)
     return State(
         options=options,
         players=players,
         phase=Phase.PLAY,
-        stocks=deal_stocks(deck, players, eldest),
+        stocks=stocks,
         faceups=((),) * players,
         faceup_seq=(None,) * players,
         pool=(),
@@ -203,11 +189,6 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
         winners=None,
         last_result=None,
     )
-
-
-def initial_events(state: State) -> list[Event]:
-    """The deal: how many cards each seat received and who flips first."""
-    return [{"type": "deal", "stock_counts": [len(s) for s in state.stocks], "to_move": state.to_move}]
 
 
 # --- derived facts (§5, §6.2) --------------------------------------------------------------------
@@ -259,11 +240,6 @@ def cards_held(state: State) -> list[int]:
 # --- whose turn, what is legal (§6.8) ---------------------------------------------------------
 
 
-def to_move(state: State) -> frozenset[Seat]:
-    """§7 envelope: the seat that must flip (calls are open to every seat with cards)."""
-    return frozenset() if state.to_move is None or state.phase is Phase.GAME_OVER else frozenset((state.to_move,))
-
-
 def _callers(state: State) -> frozenset[Seat]:
     return frozenset(s for s in range(state.players) if has_cards(state, s))
 
@@ -272,18 +248,7 @@ def legal_moves(state: State) -> list[Move]:
     """§6.8: the flip of ``to_move`` and one call per seat with cards (the client adds ``at``)."""
     if state.phase is Phase.GAME_OVER:
         return []
-    return list(_listed(state.to_move, state.last_flip_at, _callers(state)))
-
-
-@lru_cache(maxsize=4096)
-def _listed(flipper: Seat | None, last_flip_at: int | None, seats: frozenset[Seat]) -> tuple[Move, ...]:
-    """The listed moves of a position, interned: they depend only on these three values."""
-    window = ClaimWindow(last_flip_at, seats)
-    out: list[Move] = []
-    if flipper is not None:
-        out.append(Flip(flipper, None, window))
-    out.extend(Snap(s, None, window) for s in sorted(seats))
-    return tuple(out)
+    return list(listed(Snap, state.to_move, state.last_flip_at, _callers(state)))
 
 
 # --- checking (§6.1, §6.3 order: claims.ClaimChecks) ----------------------------------------------------------------
@@ -293,6 +258,7 @@ _CLAIMS: Final[ClaimChecks[State]] = ClaimChecks(
     GAME, Phase.GAME_OVER, claim_section="6.3", claim_types=("snap", "snaps"), noun="call", nobody_flips="nobody can flip: only calls",
     in_game=has_cards, out_detail="Seat {p} has no cards: it is out.",
 )
+to_move: Final = _CLAIMS.to_move
 
 
 # --- transitions ------------------------------------------------------------------------------
@@ -451,7 +417,7 @@ def _false_calls(state: State, verdict: Verdict, events: list[Event]) -> State:
             "type": "false_call",
             "order": list(verdict.seats),
             "stale": list(verdict.stale),
-            "penalties": [{"from": p.from_, "to": "pool" if p.to is None else p.to} for p in penalties],
+            "penalties": [_penalty_wire(p) for p in penalties],
         }
     )
     return state._replace(
@@ -550,8 +516,7 @@ def check_state(state: State) -> None:
     bad = Problems()
     s = state
     n = s.players
-    if n not in PLAYER_COUNTS:
-        raise InvalidState({"players": ["must be 2 to 8"]})
+    check_seats(GAME, n)
     bad.seat("options.dealer", s.options.dealer, n)
     for name in ("stocks", "faceups", "faceup_seq"):
         if len(getattr(s, name)) != n:
@@ -560,10 +525,7 @@ def check_state(state: State) -> None:
         if seat is not None and not 0 <= seat < n:
             bad(name, f"must be a seat 0..{n - 1} or null")
     bad.check()
-    try:
-        check_deck([c for x in s.stocks for c in x] + [c for x in s.faceups for c in x] + list(s.pool), PACK)
-    except DeckProblem as exc:
-        bad("stocks", "stocks, face-up piles and pool must hold the 52-card pack: " + str(exc).split(": ", 1)[-1])
+    bad.cards("stocks", [c for x in s.stocks for c in x] + [c for x in s.faceups for c in x] + list(s.pool), PACK, "stocks, face-up piles and pool must hold the 52-card pack")
     seqs = [q for q in (*s.faceup_seq, s.pool_seq) if q is not None]
     for p in range(n):
         if (s.faceup_seq[p] is None) != (not s.faceups[p]):
@@ -576,13 +538,7 @@ def check_state(state: State) -> None:
         bad("last_flipper", "is null exactly before the first flip")
     if s.stall < 0 or s.seq < 0 or (s.last_flip_at is not None and s.last_flip_at < 0):
         bad("state", "counters and timestamps are not negative")
-    r = s.last_result
-    if r is not None:
-        wanted = RESULT_FIELDS.get(r.kind)
-        if wanted is None:
-            bad("last_result.kind", "must be flip, snap, tie_to_pool or false_call")
-        elif any((getattr(r, f) is None) == (f in wanted) for f in Result._fields if f != "kind"):
-            bad("last_result", f"a {r.kind} result has exactly the members {', '.join(wanted)}")
+    result_problems(bad, s.last_result, RESULT_FIELDS, "flip, snap, tie_to_pool or false_call")
     bad.check()
     nxt = _next_flipper(s)
     if s.phase is Phase.PLAY:

@@ -16,11 +16,11 @@ from functools import lru_cache
 from typing import ClassVar, Final, NamedTuple, assert_never
 
 from ..cards import Card, Suit
-from ..cards.packs import DeckProblem, check_deck, full_52, pack_of
+from ..cards.packs import full_52, pack_of
 from ..cards.tricks import beats, strength, trick_winner
 from ..cards.turns import deal_one_at_a_time
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, refuse_early, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 from .moves import NextDeal
@@ -304,8 +304,7 @@ def _order(dealer: Seat, n: int) -> tuple[Seat, ...]:
 
 
 def _check_options(options: Options, players: int) -> None:
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Stukolka is for 3 to 7 players, not {players}.", GAME.rule("2"))
+    check_players(GAME, players)
     if not 0 <= options.dealer < players:
         raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}", GAME.rule("3"))
     if options.pack not in PACKS:
@@ -352,10 +351,7 @@ def _deal(state: State, deck: Sequence[Card], dealer: Seat, carry: int) -> tuple
 
 
 def _valid_deck(deck: Sequence[Card], options: Options, section: str) -> None:
-    try:
-        check_deck(deck, PACKS[options.pack])
-    except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), GAME.rule(section)) from None
+    check_dealt(GAME, deck, PACKS[options.pack], section)
 
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
@@ -548,10 +544,7 @@ def _check(state: State, move: Move | BadMove) -> None:
             return
         case NextDeal():
             if move.deck is not None:
-                try:
-                    check_deck(move.deck, PACKS[state.options.pack])
-                except DeckProblem as exc:
-                    raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.6")) from None
+                check_dealt(GAME, move.deck, PACKS[state.options.pack], "6.6", IllegalMove)
             return
         case _:
             assert_never(move)
@@ -929,11 +922,8 @@ def check_state(state: State) -> None:
         places += d
     for t in s.completed_tricks:
         places += t.cards
-    try:
-        check_deck(places, PACKS[s.options.pack])
-    except DeckProblem as exc:
-        bad("hands", "hands, stock, turn-up, discards and tricks must hold the pack: " + str(exc).split(": ", 1)[-1])
-        raise InvalidState(bad.errors) from None
+    if not bad.cards("hands", places, PACKS[s.options.pack], "hands, stock, turn-up, discards and tricks must hold the pack"):
+        raise InvalidState(bad.errors)
     _check_flow(s, bad)
     bad.check()
 

@@ -14,17 +14,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
-from typing import ClassVar, Final, NamedTuple, assert_never
+from typing import Final, NamedTuple, assert_never
 
 from ..cards import Card, Suit, names
-from ..cards.packs import DeckProblem, check_deck, full_52
+from ..cards.packs import full_52
 from ..cards.tricks import beats, of_suit, points, strength, winner_by
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
-from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, refuse_early, stepper, view_head
+from .base import BadMove, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
+from .kit import Problems, applier, check_dealer, check_dealt, check_players, check_seats, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
-from .moves import NextDeal
+from .moves import NextDeal, Play
 
 # §2 trick rank of the cards of the suit led (jacks excluded: they are Yukons), low → high.
 SUIT_ORDER: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "Q", "K", "A")
@@ -124,16 +124,7 @@ class State(NamedTuple):
 # --- moves (§6) -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Play:
-    """§6.1 lead or follow with ``card``."""
-
-    TYPE: ClassVar[str] = "play"
-    player: Seat
-    card: Card
-
-
-Move = Play | NextDeal
+Move = Play | NextDeal  # Play: §6.1, lead or follow with a card (moves.Play)
 GAME: Final = GameInfo(
     game_id="yukon", name="Yukon", rules_version="yukon/1",
     player_counts=(2, 3, 4), default_players=4,  # §2: "usually four play, two against two"
@@ -231,25 +222,16 @@ def trick_winner(cards: Sequence[Card]) -> int:
 # --- setup (§4) -------------------------------------------------------------------------------
 
 
-def _check_players(players: int) -> None:
-    if players not in PLAYER_COUNTS:
-        raise BadSetup("invalid_players", f"Yukon is for 2, 3 or 4 players, not {players}.", GAME.rule("2"))
-
-
 def _deal(deck: Sequence[Card], players: int, dealer: Seat, the_pack: tuple[Card, ...]) -> tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]]:
     """§4: five rounds of one card each, from eldest round to the dealer; the rest is the stock."""
-    try:
-        check_deck(deck, the_pack)
-    except DeckProblem as exc:
-        raise BadSetup("invalid_deck", str(exc), GAME.rule("4")) from None
+    check_dealt(GAME, deck, the_pack, "4")
     return deal_one_at_a_time(deck, players, (dealer + 1) % players, HAND_SIZE)
 
 
 def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | None = None) -> State:
     """Deal the first hand from ``deck`` (top card first). Raises BadSetup."""
-    _check_players(players)
-    if not 0 <= options.dealer < players:
-        raise BadSetup("invalid_option", f"option dealer: must be a seat 0..{players - 1}.", GAME.rule("3"))
+    check_players(GAME, players)
+    check_dealer(GAME, options.dealer, players)
     hands, stock = _deal(deck, players, options.dealer, pack(options, players))
     eldest = (options.dealer + 1) % players
     return State(
@@ -340,10 +322,7 @@ def _check(state: State, move: Move | BadMove) -> None:
         case NextDeal():
             if move.deck is None:
                 raise IllegalMove("invalid_deck", "next_deal needs a deck; the service supplies one.", GAME.rule("6.2"))
-            try:
-                check_deck(move.deck, pack(state.options, state.players))
-            except DeckProblem as exc:
-                raise IllegalMove("invalid_deck", str(exc), GAME.rule("6.2")) from None
+            check_dealt(GAME, move.deck, pack(state.options, state.players), "6.2", IllegalMove)
         case _:
             assert_never(move)
 
@@ -589,8 +568,7 @@ def check_state(state: State) -> None:
     bad = Problems()
     s = state
     n = s.players
-    if n not in PLAYER_COUNTS:
-        raise InvalidState({"players": ["must be 2, 3 or 4"]})
+    check_seats(GAME, n)
     bad.seat("options.dealer", s.options.dealer, n)
     for path, value in (("dealer", s.dealer), ("leader", s.leader), ("to_move", s.to_move)):
         bad.seat(path, value, n)
@@ -609,12 +587,9 @@ def check_state(state: State) -> None:
     bad.check()
     the_pack = pack(s.options, n)
     places = [c for h in s.hands for c in h] + list(s.stock) + list(s.trick) + [c for w in s.won for c in w]
-    try:
-        if len(places) != len(the_pack) or not _pack_set(n, s.options.removed_two).issuperset(places) or len(set(places)) != len(places):
-            check_deck(places, the_pack)  # the fast test failed: name the problem
-    except DeckProblem as exc:
-        bad("hands", "cards in hands, stock, trick and won must be the pack: " + str(exc).split(": ", 1)[-1])
-        raise InvalidState(bad.errors) from None
+    fast = len(places) == len(the_pack) and _pack_set(n, s.options.removed_two).issuperset(places) and len(set(places)) == len(places)
+    if not fast and not bad.cards("hands", places, the_pack, "cards in hands, stock, trick and won must be the pack"):
+        raise InvalidState(bad.errors)  # the fast test failed, and the problem is named
     if any(x < 0 for x in s.scores):
         bad("scores", "must not be negative")
     taken = sum(len(w) for w in s.won)

@@ -111,6 +111,29 @@ def _claim_rules() -> dict[str, set[str]]:
     return out
 
 
+def _kit_rules() -> dict[str, list[tuple[str, str | int]]]:
+    """engines/kit.py's refusing helpers: function → (code, section) for each refusal it raises,
+    the section a literal or, where the caller names it, the index of that parameter
+    (``check_dealt(GAME, deck, pack, "4")``)."""
+    tree = ast.parse((REPO / "service" / "engines" / "kit.py").read_text(encoding="utf-8"))
+    out: dict[str, list[tuple[str, str | int]]] = {}
+    for fn in (n for n in tree.body if isinstance(n, ast.FunctionDef)):
+        params = [a.arg for a in fn.args.args]
+        for node in ast.walk(fn):
+            if not (isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and len(node.exc.args) >= 3):
+                continue
+            code, rule = _values(node.exc.args[0]), node.exc.args[2]
+            if not (code and isinstance(rule, ast.Call) and isinstance(rule.func, ast.Attribute) and rule.func.attr == "rule"):
+                continue
+            arg = rule.args[0]
+            section: str | int | None = (_values(arg) or [None])[0]
+            if section is None and isinstance(arg, ast.Name) and arg.id in params:
+                section = params.index(arg.id)
+            assert section is not None, f"kit.py:{node.lineno}: a citation this test cannot read"
+            out.setdefault(fn.name, []).append((code[0], section))
+    return out
+
+
 @functools.cache
 def static_citations() -> dict[str, dict[str, set[str]]]:
     """game → code → sections, for every citation in every engine module's source.
@@ -119,7 +142,8 @@ def static_citations() -> dict[str, dict[str, set[str]]]:
     (``_valid_deck(..., section)``) is followed to the calls of the enclosing function; a code given
     as a constant name is resolved in the module. The engine kit's shared checks cite too:
     ``refuse_early(GAME, move[, section])`` cites ``section`` (default ``8``) for each of the game's
-    ``early_parse_codes``, and ``ClaimChecks(GAME, ..., claim_section=...)`` cites §6.1 for flips, its
+    ``early_parse_codes``, the kit's setup checks (``check_players``, ``check_dealt`` ...) cite
+    what ``_kit_rules`` reads of them, and ``ClaimChecks(GAME, ..., claim_section=...)`` cites §6.1 for flips, its
     claim section for claims and §7 once the game is over (engines/claims.py; the edge's parse
     problems it passes on are left to the observed refusals). The key ``"*"``
     collects every section, whatever its code. A citation the test cannot read fails it.
@@ -127,6 +151,7 @@ def static_citations() -> dict[str, dict[str, set[str]]]:
     out: dict[str, dict[str, set[str]]] = {}
     unread: list[str] = []
     claim_rules = _claim_rules()
+    kit_rules = _kit_rules()
     for path in sorted((REPO / "service" / "engines").glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         info = _game_info(tree)
@@ -167,6 +192,25 @@ def static_citations() -> dict[str, dict[str, set[str]]]:
                 # The edge's parse problems (early_parse_codes) are cited by the claim rule for a claim
                 # and by the flip rule otherwise, which depends on the move's type: the refusals
                 # observed over seeded matches (observed_refusals) show which, code by code.
+                continue
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in kit_rules:
+                for code, where in kit_rules[node.func.id]:
+                    if isinstance(where, str):
+                        sections = [where]
+                    else:  # the caller's argument: a literal, or a parameter of the enclosing function
+                        given = node.args[where] if where < len(node.args) else None
+                        sections = _values(given) if given is not None else []
+                        fn = enclosing.get(node)
+                        if not sections and isinstance(given, ast.Name) and fn is not None:
+                            params = [a.arg for a in fn.args.args]
+                            index = params.index(given.id) if given.id in params else -1
+                            for call in ast.walk(tree):
+                                if index >= 0 and isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == fn.name:
+                                    sections += [v for g in call.args[index:index + 1] for v in _values(g)]
+                    if not sections:
+                        unread.append(f"{path.name}:{node.lineno}")
+                    game["*"].update(sections)
+                    game[code].update(sections)
                 continue
             if not _is_rule_call(node):
                 continue
