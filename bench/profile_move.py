@@ -101,7 +101,14 @@ def _request(mode: str, at: int | None) -> tuple[Any, Callable[[], None], dict[s
     headers: dict[str, str] = {}
     if mode == "sealed":
         sealer = app.extensions["referee.sealer"]
-        body = {"token": sealer.seal(GAME, "bench-match", codec.pack(before)), "move": to_wire(move)}
+        try:  # padded as the service pads its tokens (a tree from before padding: unpadded)
+            from service.referee import pad_target
+
+            pad: int | None = pad_target(GAME, len(before.hands), before.seq)
+        except ImportError:
+            pad = None
+        token = sealer.seal(GAME, "bench-match", codec.pack(before), pad_to=pad) if pad else sealer.seal(GAME, "bench-match", codec.pack(before))
+        body = {"token": token, "move": to_wire(move)}
         headers["X-Seat-Key"] = sealer.seat_key("bench-match", move.player)  # the mover's own key
     else:
         body = {"state": codec.dump_state(before), "move": to_wire(move)}
