@@ -46,8 +46,8 @@ wrk.headers["Content-Type"] = "application/json"
 local key = os.getenv("SEATKEY"); if key and key ~= "" then wrk.headers["X-Seat-Key"] = key end
 done = function(summary, latency, requests)
   local bad = summary.errors.status + summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.timeout
-  io.write(string.format("RESULT %.1f %.3f %.3f %d\n", summary.requests / (summary.duration / 1e6),
-    latency:percentile(50) / 1000, latency:percentile(99) / 1000, bad))
+  io.write(string.format("RESULT %.1f %.3f %.3f %d %d\n", summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, bad, summary.requests))
 end
 """
 
@@ -110,13 +110,33 @@ def _serve(app: str, port: int, env: dict[str, str], worker_class: str | None, t
     raise RuntimeError(f"{app} did not start")
 
 
-def _load(url: str, body: Path, key: str, seconds: float, connections: int, lua: Path) -> tuple[float, float, float, int]:
+def _cpu_seconds(master: int) -> float:
+    """CPU time (user + system) used so far by a gunicorn master and its live workers, from /proc."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(entry.name) == master or int(fields[1]) == master:  # fields[1]: the parent's pid
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
+def _load(url: str, body: Path, key: str, seconds: float, connections: int, lua: Path,
+          master: int) -> tuple[float, float, float, int, float]:
+    """(requests/s, p50 ms, p99 ms, errors, the server's CPU µs per request) of one wrk run."""
     env = dict(os.environ, BODY=str(body), SEATKEY=key)
     cmd = ["wrk", "-t1", f"-c{connections}", f"-d{int(seconds)}s", "-s", str(lua), url]
+    cpu = _cpu_seconds(master)
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=seconds + 30, check=True).stdout
+    cpu = _cpu_seconds(master) - cpu
     line = next(ln for ln in out.splitlines() if ln.startswith("RESULT"))
-    rps, p50, p99, bad = line.split()[1:]
-    return float(rps), float(p50), float(p99), int(bad)
+    rps, p50, p99, bad, count = line.split()[1:]
+    return float(rps), float(p50), float(p99), int(bad), cpu / max(int(count), 1) * 1e6
 
 
 def main() -> None:
@@ -134,8 +154,11 @@ def main() -> None:
         bodies = _bodies(tmp)
         lua = tmp / "post.lua"
         lua.write_text(LUA)
-        base_env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")}
+        base_env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_") and k != "PYTHONDONTWRITEBYTECODE"}
         base_env["REFEREE_DRAIN_SECONDS"] = "0"
+        # Bytecode is cached (outside the trees) as an installed package has it: a worker recycled
+        # after max_requests would otherwise compile every module it imports again, on the clock.
+        base_env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
         trees = [("", ROOT)] if args.against is None else [("before ", args.against.resolve()), ("", ROOT)]
         move_path = "/v1/games/schnapsen/moves"
         runs = [("echo", "bench.echo_app:create_app()", "/echo", base_env, ROOT)]
@@ -150,19 +173,19 @@ def main() -> None:
         loads += [(name, name, name.rpartition(" ")[2], "echo" if name.endswith("open") else "echo·sealed")
                   for name, *_ in runs[1:]]
         servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
-        rounds: list[dict[str, tuple[float, float, float, int]]] = []
+        rounds: list[dict[str, tuple[float, float, float, int, float]]] = []
         try:
             for name, app, path, env, tree in runs:  # all up at once; only one is loaded at a time
                 port = _free_port()
                 servers[name] = (_serve(app, port, env, args.worker_class, tree), f"http://127.0.0.1:{port}{path}")
             for row, server, body_name, _ in loads:
                 body, key = bodies[body_name]
-                _load(servers[server][1], body, key, 1, args.connections, lua)  # warm-up, discarded
+                _load(servers[server][1], body, key, 1, args.connections, lua, servers[server][0].pid)  # warm-up, discarded
             for _ in range(args.rounds):  # alternating: a slow spell of the machine hits every endpoint alike
                 measured = {}
                 for row, server, body_name, _ in loads:
                     body, key = bodies[body_name]
-                    measured[row] = _load(servers[server][1], body, key, args.seconds, args.connections, lua)
+                    measured[row] = _load(servers[server][1], body, key, args.seconds, args.connections, lua, servers[server][0].pid)
                 rounds.append(measured)
         finally:
             for proc, _ in servers.values():
@@ -170,24 +193,31 @@ def main() -> None:
             for proc, _ in servers.values():
                 proc.wait(timeout=15)
     baseline = {row: echo for row, _, _, echo in loads}
-    print(f"{'round':<7}{'endpoint':<15}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'vs echo':>9}{'p99 x':>7}")
-    ratios: dict[str, list[tuple[float, float]]] = {row: [] for row in baseline}
+    print(f"{'round':<7}{'endpoint':<15}{'req/s':>10}{'p50 ms':>9}{'p99 ms':>9}{'errors':>8}{'vs echo':>9}{'p99 x':>7}"
+          f"{'CPU µs/req':>12}{'CPU vs echo':>13}")
+    ratios: dict[str, list[tuple[float, float, float]]] = {row: [] for row in baseline}
     to_open_echo: dict[str, list[float]] = {row: [] for row in baseline}
     for i, measured in enumerate(rounds, 1):
-        for row, (rps, p50, p99, bad) in measured.items():
-            echo_rps, _, echo_p99, _ = measured[baseline[row]]
-            ratios[row].append((rps / echo_rps, p99 / echo_p99))
+        for row, (rps, p50, p99, bad, cpu) in measured.items():
+            echo_rps, _, echo_p99, _, echo_cpu = measured[baseline[row]]
+            ratios[row].append((rps / echo_rps, p99 / echo_p99, echo_cpu / cpu))
             to_open_echo[row].append(rps / measured["echo"][0])
-            print(f"{i:<7}{row:<15}{rps:>10,.0f}{p50:>9.2f}{p99:>9.2f}{bad:>8}{rps / echo_rps:>9.0%}{p99 / echo_p99:>7.1f}")
-    print(f"median of {len(rounds)} rounds, each to the echo of its body size:")
-    for row, pairs in ratios.items():
+            print(f"{i:<7}{row:<15}{rps:>10,.0f}{p50:>9.2f}{p99:>9.2f}{bad:>8}{rps / echo_rps:>9.0%}{p99 / echo_p99:>7.1f}"
+                  f"{cpu:>12,.0f}{echo_cpu / cpu:>13.0%}")
+    print(f"median of {len(rounds)} rounds, each to the echo of its body size ('CPU': the echo's server CPU per request"
+          " over this one's, what the req/s ratio would be with the workers' CPU the only limit):")
+    for row, triples in ratios.items():
         if row.startswith("echo"):
             continue
-        line = (f"  {row:<14} {statistics.median(r for r, _ in pairs):.0%} of the echo's req/s, "
-                f"p99 {statistics.median(q for _, q in pairs):.1f}x the echo's")
+        line = (f"  {row:<14} {statistics.median(r for r, _, _ in triples):.0%} of the echo's req/s, "
+                f"p99 {statistics.median(q for _, q, _ in triples):.1f}x the echo's, CPU {statistics.median(c for _, _, c in triples):.0%}")
         if row.endswith("sealed"):
             line += f" ({statistics.median(to_open_echo[row]):.0%} of the open-size echo's req/s)"
         print(line)
+    for mode in ("open", "sealed") if args.against is not None else ():  # this tree against the other, round by round
+        gains = [measured[mode][0] / measured["before " + mode][0] for measured in rounds]
+        print(f"  {mode} req/s, this tree / the other, median of the rounds: {statistics.median(gains):.2f}"
+              f" (range {min(gains):.2f}–{max(gains):.2f})")
 
 
 if __name__ == "__main__":

@@ -202,7 +202,8 @@ def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
         if allow_empty:
             return {}
         raise ApiError(400, "invalid_request", "The request needs a JSON object body.", {"body": ["missing"]})
-    mimetype = request.mimetype or ""
+    content_type = request.environ.get("CONTENT_TYPE")
+    mimetype = content_type if content_type == "application/json" else (request.mimetype or "")  # the usual one, unparsed
     if mimetype != "application/json" and not mimetype.endswith("+json"):
         raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
     marks = _marks(raw)
