@@ -111,7 +111,9 @@ def _serve(app: str, port: int, env: dict[str, str], worker_class: str | None, t
 
 
 def _cpu_seconds(master: int) -> float:
-    """CPU time (user + system) used so far by a gunicorn master and its live workers, from /proc."""
+    """CPU time (user + system) used so far by a gunicorn master and its workers, from /proc: the
+    live ones', and those of workers that ended (recycled after ``max_requests``), which the
+    master's own entry counts once it has reaped them."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0.0
     for entry in Path("/proc").iterdir():
@@ -121,7 +123,9 @@ def _cpu_seconds(master: int) -> float:
             fields = (entry / "stat").read_text().rpartition(")")[2].split()
         except OSError:
             continue
-        if int(entry.name) == master or int(fields[1]) == master:  # fields[1]: the parent's pid
+        if int(entry.name) == master:
+            total += sum(int(f) for f in fields[11:15]) / tick  # utime, stime, and its reaped children's
+        elif int(fields[1]) == master:  # fields[1]: the parent's pid
             total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
     return total
 
