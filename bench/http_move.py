@@ -220,8 +220,10 @@ def main() -> None:
         print(line)
     for mode in ("open", "sealed") if args.against is not None else ():  # this tree against the other, round by round
         gains = [measured[mode][0] / measured["before " + mode][0] for measured in rounds]
+        cpu = [measured[mode][4] / measured["before " + mode][4] for measured in rounds]
         print(f"  {mode} req/s, this tree / the other, median of the rounds: {statistics.median(gains):.2f}"
-              f" (range {min(gains):.2f}–{max(gains):.2f})")
+              f" (range {min(gains):.2f}–{max(gains):.2f}); CPU per request {statistics.median(cpu):.2f}"
+              f" (range {min(cpu):.2f}–{max(cpu):.2f})")
 
 
 if __name__ == "__main__":
