@@ -101,7 +101,14 @@ def _request(mode: str, at: int | None) -> tuple[Any, Callable[[], None], dict[s
     headers: dict[str, str] = {}
     if mode == "sealed":
         sealer = app.extensions["referee.sealer"]
-        body = {"token": sealer.seal(GAME, "bench-match", codec.pack(before)), "move": to_wire(move)}
+        try:  # padded as the service pads its tokens (a tree from before padding: unpadded)
+            from service.referee import pad_target
+
+            pad: int | None = pad_target(GAME, len(before.hands), before.seq)
+        except ImportError:
+            pad = None
+        token = sealer.seal(GAME, "bench-match", codec.pack(before), pad_to=pad) if pad else sealer.seal(GAME, "bench-match", codec.pack(before))
+        body = {"token": token, "move": to_wire(move)}
         headers["X-Seat-Key"] = sealer.seat_key("bench-match", move.player)  # the mover's own key
     else:
         body = {"state": codec.dump_state(before), "move": to_wire(move)}
@@ -208,7 +215,12 @@ def _trace(app: Any, tracer: Tracer) -> None:
         jsonio.loads = wrap(jsonio.loads, "JSON: parse body")  # type: ignore[assignment]
         jsonio.dumps = wrap(jsonio.dumps, "JSON: write body")  # type: ignore[assignment]
     routes._MOVE.load = wrap(routes._MOVE.load, "edge: request schema")
-    codec.module.load_state = wrap(codec.module.load_state, "edge: state load")
+    if hasattr(codec.module, "load_state"):  # a tree from before GameCodec loaded every game's STATE
+        codec.module.load_state = wrap(codec.module.load_state, "edge: state load")
+    else:  # since the schema kit: GameCodec.load_state calls schemas.load_state_with
+        import service.schemas as schemas_package
+
+        schemas_package.load_state_with = wrap(schemas_package.load_state_with, "edge: state load")  # type: ignore[attr-defined]
     codec.module.MOVES.parse = wrap(codec.module.MOVES.parse, "edge: move parse")
     codec.module.dump_state = wrap(codec.module.dump_state, "envelope: wire form")
     codec.packer.pack = wrap(codec.packer.pack, "edge: pack")
@@ -225,6 +237,8 @@ def _trace(app: Any, tracer: Tracer) -> None:
     sealer = app.extensions["referee.sealer"]
     if sealer is not None:
         sealer.unseal = wrap(sealer.unseal, "sealing: unseal")
+        if hasattr(sealer, "open"):  # since the referee core: Table.begin calls open (unseal calls it too)
+            sealer.open = wrap(sealer.open, "sealing: unseal")
         sealer.seal = wrap(sealer.seal, "sealing: seal")
         sealer.identify = wrap(sealer.identify, "sealing: seat key")
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from .engines.base import AnyEngine, Seat, event_view
 from .schemas import GameCodec
@@ -23,8 +23,14 @@ def envelope(engine: AnyEngine, codec: GameCodec, state: Any, events: Sequence[A
         wire_state = codec.dump_state(state)
         legal = engine.legal_moves(state)
     else:
-        wire_state = to_wire(engine.view(state, viewer))
-        legal = [] if viewer is None else [m for m in engine.legal_moves(state) if m.player == viewer]
+        view = engine.view(state, viewer)
+        wire_state = to_wire(view)
+        if viewer is None:
+            legal = []
+        else:  # a seat's view lists its legal moves when it is to move (§5): the same list, not worked out again
+            listed = view.get("legal_moves")
+            moves = engine.legal_moves(state) if listed is None else cast("list[Any]", listed)
+            legal = [m for m in moves if m.player == viewer]
     outcome = engine.outcome(state)
     return {
         "game": engine.GAME_ID,

@@ -23,7 +23,6 @@ import os
 import re
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable
 from typing import Any, Literal
 
@@ -97,6 +96,30 @@ def _game_label() -> str:
     return game if isinstance(game, str) and game in ENGINES else "-"
 
 
+def _new_request_id() -> str:
+    """A generated request id: 32 random hex digits (128 bits from the operating system)."""
+    return os.urandom(16).hex()
+
+
+_REQUESTS_BY_LABELS: dict[tuple[str, str, str], Any] = {}
+_LATENCY_BY_ROUTE: dict[str, Any] = {}
+"""The labelled series, looked up once each (``labels()`` checks and locks on every call). Bounded
+as the labels are: routes are URL rules, games registered ids or ``"-"``, statuses HTTP's."""
+
+
+def _count_request(route: str, game: str, status: str, seconds: float | None) -> None:
+    key = (route, game, status)
+    counter = _REQUESTS_BY_LABELS.get(key)
+    if counter is None:
+        counter = _REQUESTS_BY_LABELS.setdefault(key, REQUESTS.labels(route, game, status))
+    counter.inc()
+    if seconds is not None:
+        histogram = _LATENCY_BY_ROUTE.get(route)
+        if histogram is None:
+            histogram = _LATENCY_BY_ROUTE.setdefault(route, LATENCY.labels(route))
+        histogram.observe(seconds)
+
+
 def count_illegal_move(code: str) -> None:
     """Count one move refused by the rules, for the game of the current request."""
     ILLEGAL.labels(_game_label(), code).inc()
@@ -115,21 +138,24 @@ def install(app: Flask) -> Readiness:
     readiness = Readiness()
     app.extensions["referee.readiness"] = readiness
 
+    match_id = _REQUEST_ID.fullmatch
+    clock = time.perf_counter
+
     @app.before_request
     def _start() -> None:
-        given = request.headers.get(REQUEST_ID_HEADER, "")
-        g.request_id = given if _REQUEST_ID.fullmatch(given) else uuid.uuid4().hex
-        g.started = time.perf_counter()
+        given = request.environ.get("HTTP_X_REQUEST_ID")
+        g.request_id = given if given and match_id(given) else _new_request_id()
+        g.started = clock()
 
     @app.after_request
     def _finish(response: Response) -> Response:
-        rid = g.get("request_id") or uuid.uuid4().hex
-        response.headers[REQUEST_ID_HEADER] = rid
-        route = request.url_rule.rule if request.url_rule is not None else "(unmatched)"
-        REQUESTS.labels(route, _game_label(), str(response.status_code)).inc()
-        started = g.get("started")
-        if started is not None:
-            LATENCY.labels(route).observe(time.perf_counter() - started)
+        now = clock()
+        context = g._get_current_object()  # one proxy look-up, not four
+        response.headers[REQUEST_ID_HEADER] = getattr(context, "request_id", None) or _new_request_id()
+        rule = request.url_rule
+        started = getattr(context, "started", None)
+        _count_request("(unmatched)" if rule is None else rule.rule, _game_label(), str(response.status_code),
+                       None if started is None else now - started)
         return response
 
     return readiness

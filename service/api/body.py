@@ -113,19 +113,22 @@ _TOKEN_OPERATIONS: Final = frozenset({"state", "moves", "check"})
 
 def body_limit(operation: str | None = None) -> int:
     """The body limit, in bytes, of ``operation`` (default: the current request's view)."""
-    cfg: Config = current_app.extensions["referee.config"]
-    name = operation or (request.endpoint or "").rpartition(".")[2]
-    return cfg.body_limits.get(name, cfg.max_body)
+    return _limits(operation)[0]
 
 
 def read_limit(operation: str | None = None) -> int:
     """The bytes a body of ``operation`` may hold on the wire: its limit, plus, in sealed mode, room
     for the token that ``state``, ``moves`` and ``check`` carry (a match record grows with the match,
     up to ``MAX_TOKEN_CHARS``). The shape budget stays that of the operation's own limit."""
+    return _limits(operation)[1]
+
+
+def _limits(operation: str | None) -> tuple[int, int]:
+    """(``body_limit``, ``read_limit``) of ``operation`` (default: the current request's view)."""
     cfg: Config = current_app.extensions["referee.config"]
     name = operation or (request.endpoint or "").rpartition(".")[2]
-    extra = MAX_TOKEN_CHARS if cfg.sealed and name in _TOKEN_OPERATIONS else 0
-    return body_limit(name) + extra
+    limit = cfg.body_limits.get(name, cfg.max_body)
+    return limit, limit + (MAX_TOKEN_CHARS if cfg.sealed and name in _TOKEN_OPERATIONS else 0)
 
 
 def _too_large(limit: int) -> ApiError:
@@ -193,13 +196,14 @@ def _unreadable(exc: Exception) -> ApiError | None:
 
 def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
     """The request's JSON object, shape-checked by ``schema`` (400 / 413 / 415 otherwise)."""
-    limit = body_limit()
-    raw = _read(read_limit())
+    limit, most = _limits(None)
+    raw = _read(most)
     if not raw.strip():
         if allow_empty:
             return {}
         raise ApiError(400, "invalid_request", "The request needs a JSON object body.", {"body": ["missing"]})
-    mimetype = request.mimetype or ""
+    content_type = request.environ.get("CONTENT_TYPE")
+    mimetype = content_type if content_type == "application/json" else (request.mimetype or "")  # the usual one, unparsed
     if mimetype != "application/json" and not mimetype.endswith("+json"):
         raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
     marks = _marks(raw)

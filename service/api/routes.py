@@ -47,7 +47,9 @@ def _referee_of(game_id: str) -> Referee:
 def _caller() -> Caller:
     """The caller as the core takes it: the seat key sent (``X-Seat-Key``), the seat asked for
     (``?as=``, as sent: the core checks it against the game) and the server clock."""
-    return Caller(request.headers.get("X-Seat-Key"), request.args.get("as"), now_ms())
+    environ = request.environ  # the header and the query as the server passed them (no parsing when absent)
+    view_as = request.args.get("as") if environ.get("QUERY_STRING") else None
+    return Caller(environ.get("HTTP_X_SEAT_KEY"), view_as, now_ms())
 
 
 # --- endpoints ------------------------------------------------------------------------------
