@@ -1,8 +1,9 @@
-"""Edge machinery shared by every game: fields, request envelopes, the move parser, wire output.
+"""Edge machinery shared by every game: request envelopes, the base of every state schema, options,
+decks, and wire output.
 
-Card strings become ``Card`` values here and nowhere else; engines receive only well-formed data.
-A move is parsed loosely: what cannot be parsed becomes a ``BadMove`` carrying the code, so the
-engine reports it in the order its spec's §8 gives (``game_over`` or ``wrong_phase`` can come first).
+Card strings become ``Card`` values at the edge and nowhere else (here, in ``fields.py`` and in
+``moves.py``); engines receive only well-formed data. The field types are in ``fields.py``, the
+move declaration in ``moves.py``.
 """
 
 from __future__ import annotations
