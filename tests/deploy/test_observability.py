@@ -32,8 +32,9 @@ def test_errors_carry_a_request_id_too(client: Any) -> None:
     assert r.status_code == 400 and r.headers["X-Request-ID"] == "e1"
 
 
-def test_readiness_is_ready_once_built_and_draining_after_shutdown_begins(client: Any) -> None:
-    app = client.application
+def test_readiness_is_ready_once_built_and_draining_after_shutdown_begins() -> None:
+    app = create_app()  # its own app: draining is for good, and the session's app serves other tests
+    client = app.test_client()
     assert client.get("/readyz").json == {"status": "ready", "mode": "open"}
     app.extensions["referee.readiness"].begin_shutdown()
     r = client.get("/readyz")
