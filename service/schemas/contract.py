@@ -70,27 +70,25 @@ def _dump(name: str, schema: Mapping[str, Any]) -> str:
     def fits(prefix: str, value: Any) -> bool:
         return not multiline(value) and len(prefix) + len(flow(value)) <= _WIDTH
 
-    def entry(prefix: str, value: Any, indent: str, top: bool = False) -> list[str]:
+    def entry(prefix: str, value: Any, indent: str) -> list[str]:
         """``prefix`` (``"key: "`` or ``"- "``, already indented) followed by ``value``."""
         if isinstance(value, str) and "\n" in value:
             return [prefix + "|"] + [indent + "  " + line if line else "" for line in value.rstrip("\n").split("\n")]
-        if not isinstance(value, (Mapping, list)) or (fits(prefix, value) and not (isinstance(value, Mapping) and "description" in value)):
+        described = isinstance(value, Mapping) and "description" in value
+        if not isinstance(value, (Mapping, list)) or (fits(prefix, value) and not described):
             return [prefix + flow(value)]
-        out = [prefix.rstrip()] if not prefix.endswith("- ") else []
         inner = indent + "  "
+        item = prefix.endswith("- ")  # a list item's mapping starts on the dash's line
+        out = [] if item else [prefix.rstrip()]
         if isinstance(value, Mapping):
-            for i, (k, v) in enumerate(value.items()):
-                head = f"{inner}{flow(k)}: " if out or not prefix.endswith("- ") else f"{prefix}{flow(k)}: "
-                if not out and prefix.endswith("- ") and i == 0:
-                    out.extend(entry(head, v, inner))
-                else:
-                    out.extend(entry(f"{inner}{flow(k)}: ", v, inner))
+            for k, v in value.items():
+                out.extend(entry(f"{prefix if item and not out else inner}{flow(k)}: ", v, inner))
         else:
-            for item in value:
-                out.extend(entry(f"{indent}- ", item, indent))
+            for element in value:
+                out.extend(entry(f"{indent}- ", element, indent))
         return out
 
-    return "".join(line + "\n" for line in entry(f"    {name}: ", dict(schema), "    ", top=True))
+    return "".join(line + "\n" for line in entry(f"    {name}: ", dict(schema), "    "))
 
 
 def render(document: str, wanted: Mapping[str, Any]) -> str:

@@ -303,6 +303,8 @@ class Moves:
         self.seat_read_for = seat_read_for
         self._rank = {code: i for i, code in enumerate(game.parse_order)}
         self._types = {m.type: self._compile(m) for m in moves}
+        self._unknown = {"player": ("", self.default_player), "at": ("", self.default_at)}
+        """What is still checked of a move whose type is not the game's: its seat and timestamp."""
         self._shape = _Compiler(self.components()).ref(_REF + self.name)
 
     @property
@@ -311,7 +313,7 @@ class Moves:
         return self.prefix + "Move"
 
     def _fields(self, move: Move) -> dict[str, Field]:
-        declared = {k: v for k, v in move.fields.items()}
+        declared = dict(move.fields)
         out: dict[str, Field | Wire | None] = {} if "player" in declared else {"player": self.default_player}
         out.update(declared)
         if "at" not in out:
@@ -339,7 +341,7 @@ class Moves:
             spec = self._types.get(kind)
             if spec is None:
                 problems.append(("unknown_move_type", f"{kind!r} is not a move type of this game"))
-        field_specs = spec.fields if spec is not None else {"player": ("", self.default_player), "at": ("", self.default_at)}
+        field_specs = spec.fields if spec is not None else self._unknown
         if spec is not None:
             for name in data:
                 if name != "type" and (name not in field_specs or not field_specs[name][1].sent):

@@ -65,6 +65,7 @@ def wrappers(contract: Contract) -> dict[str, Any]:
     card = contract.card.ref()
     seat = ref(contract.seat)
     rules_version = ref(P + "RulesVersion") if contract.rules_version else {"type": "string"}
+    setup = {"players": players, "options": ref(P + "OptionsInput")}  # what new and replay begin a match from
     deck = {
         "description": "Every card of the game's pack for these players and options, exactly once, top card first (else 422\n"
         "`invalid_deck`).\n",
@@ -92,8 +93,7 @@ def wrappers(contract: Contract) -> dict[str, Any]:
             "type": "object",
             "additionalProperties": False,
             "properties": {
-                "players": players,
-                "options": ref(P + "OptionsInput"),
+                **setup,
                 "deck": deck,
                 "seed": ref("Seed"),
             },
@@ -154,8 +154,7 @@ def wrappers(contract: Contract) -> dict[str, Any]:
             "additionalProperties": False,
             "required": ["deck", "moves"],
             "properties": {
-                "players": players,
-                "options": ref(P + "OptionsInput"),
+                **setup,
                 "deck": deck,
                 "seed": ref("Seed"),
                 "moves": log,
@@ -167,8 +166,7 @@ def wrappers(contract: Contract) -> dict[str, Any]:
             "additionalProperties": False,
             "required": ["seed", "moves"],
             "properties": {
-                "players": players,
-                "options": ref(P + "OptionsInput"),
+                **setup,
                 "seed": ref("Seed"),
                 "moves": log,
             },
