@@ -68,3 +68,50 @@ def test_every_games_options_come_from_its_option_table() -> None:
         assert set(engine.OPTION_INFO) <= set(listed), game
         assert all("default" in listed[name] for name in engine.OPTION_INFO), game
         assert wanted[prefix + "OptionsInput"]["additionalProperties"] is False
+
+
+def _loads(codec: object, options: dict[str, object]) -> bool:
+    from service.engines.base import BadSetup
+
+    try:
+        codec.load_options(options)  # type: ignore[attr-defined]
+    except BadSetup as refused:
+        assert refused.code == "invalid_option"
+        return False
+    return True
+
+
+def test_the_option_schemas_say_what_the_option_loader_does() -> None:
+    """The contract's option schemas and the edge's option loader (``OPTIONS``) are two readings of
+    the option table: each bound, choice, default and extra keyword the contract states, the loader
+    keeps (one option varied at a time, the others left to their defaults)."""
+    from service.schemas.common import to_wire
+
+    wanted = generated()
+    checked = 0
+    for game, codec in SCHEMAS.items():
+        schemas = wanted[codec.moves.prefix + "OptionsInput"]["properties"]
+        loaded = codec.load_options({})
+        for name, schema in schemas.items():
+            if "default" in schema:
+                assert to_wire(getattr(loaded, name)) == schema["default"], (game, name)
+            for choice in schema.get("enum", ()):
+                assert _loads(codec, {name: choice}), (game, name, choice)
+            if "enum" in schema:
+                assert not _loads(codec, {name: "no such choice"}), (game, name)
+            if "minimum" in schema and "integer" in schema["type"]:
+                assert not _loads(codec, {name: schema["minimum"] - 1}), (game, name)
+            if "maximum" in schema and "integer" in schema["type"]:
+                assert _loads(codec, {name: schema["maximum"]}), (game, name)
+                assert not _loads(codec, {name: schema["maximum"] + 1}), (game, name)
+            if "multipleOf" in schema:
+                assert not _loads(codec, {name: schema["minimum"] + 1}), (game, name)
+            if "null" in schema["type"]:
+                assert _loads(codec, {name: None}), (game, name)
+            if schema["type"] == "array":
+                assert not _loads(codec, {name: [-1]}), (game, name)  # items: minimum 0
+                if "maxItems" in schema:
+                    assert not _loads(codec, {name: [0] * (schema["maxItems"] + 1)}), (game, name)
+            checked += 1
+        assert not _loads(codec, {"no_such_option": 1}), game  # the input form is closed
+    assert checked >= 40
