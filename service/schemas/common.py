@@ -302,7 +302,9 @@ def options_schema(options_cls: type, info: Mapping[str, Mapping[str, Any]]) -> 
             declared[name] = StrictBool(load_default=defaults[name])
         elif kind == "integer":
             declared[name] = StrictInt(
-                load_default=defaults[name], validate=validate.Range(meta.get("minimum"), meta.get("maximum"))
+                load_default=defaults[name],
+                allow_none=bool(meta.get("nullable")) or defaults[name] is None,  # the table's null: "no limit"
+                validate=validate.Range(meta.get("minimum"), meta.get("maximum")),
             )
         elif kind == "string":
             declared[name] = StrictString(load_default=defaults[name], validate=validate.OneOf(meta["enum"]))

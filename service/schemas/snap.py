@@ -26,7 +26,6 @@ from .wrappers import Contract
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
 OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
-OPTIONS.fields["stall_limit"].allow_none = True  # §3: a positive integer or null (no limit)
 MAX_SEATS: Final = max(engine.PLAYER_COUNTS)
 
 
