@@ -172,6 +172,8 @@ def test_the_dispute_desk_highlights_the_first_illegal_move(page: Page) -> None:
     assert p.locator("#steps .step.unjudged").count() == len(PLAYS5) - MUST_TRUMP_AT - 1
     verdict = p.inner_text("#verdict")
     assert f"Illegal move at index {MUST_TRUMP_AT}" in verdict and f"{MUST_TRUMP_AT} of 20 moves legal" in verdict
+    # the final position is drawn after the verdict (one more replay, up to the last legal move)
+    p.wait_for_selector(f"#step-label [data-seq='{MUST_TRUMP_AT}']")
     assert f"move {MUST_TRUMP_AT}" in p.inner_text("#step-label")
     assert scores_row(p, "card_points", "#desk-scores") == ["34", "19"]
     shoot(p, "dispute.png")

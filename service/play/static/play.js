@@ -1719,12 +1719,15 @@
       this.verdict = res.data;
       this.drawResult();
       if (note) { $("other-game").replaceChildren(el("p", { text: note })); $("other-game").hidden = false; }
+      // the final position first (from the verdict, unless a seat view is chosen); the other-game hint asks the
+      // referee again, game by game, and follows when it is known
+      await this.go(this.lastStep());
+      if (gen !== this.gen) return;
       if (res.data.first_illegal) {
         const other = await this.otherGame(body, res.data);
         if (gen !== this.gen) return;
         if (other) this.showOther(other, body, `As ${app.byId[this.game].name} the move at index ${res.data.first_illegal.index} is illegal (${res.data.first_illegal.error.code}).`);
       }
-      await this.go(this.lastStep());
     },
 
     drawResult() {
