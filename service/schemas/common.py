@@ -22,6 +22,8 @@ from ..engines.base import BadSetup, GameInfo, InvalidState
 from .cardtext import CARD_TEXT, card_text
 from .fields import FastSchema, ObjectField, StrictBool, StrictInt, StrictSchema, StrictString
 
+_REF: Final = "#/components/schemas/"
+
 __all__ = [
     "MAX_MOVES",
     "MoveRequest",
@@ -94,13 +96,23 @@ def state_schema(game: GameInfo, options: Schema, options_cls: type, *, seed: bo
     ``rules_version``, ``seq``, ``seed`` where the game keeps one, ``options``). A game's
     ``StateSchema`` subclasses it, declares its own members, and builds its State with
     ``**self.head(d)`` in its ``post_load``."""
+    prefix = "".join(part.capitalize() for part in game.game_id.split("_"))
     declared: dict[str, fields.Field[Any]] = {
         "game": StrictString(validate=validate.Equal(game.game_id)),
-        "rules_version": StrictString(validate=validate.Equal(game.rules_version)),
-        "seq": StrictInt(validate=validate.Range(0, 2**31)),
+        "rules_version": StrictString(
+            validate=validate.Equal(game.rules_version), metadata={"contract": {"$ref": _REF + prefix + "RulesVersion"}}
+        ),
+        "seq": StrictInt(validate=validate.Range(0, 2**31), metadata={"description": "Moves applied so far."}),
     }
     if seed:
-        declared["seed"] = StrictInt(allow_none=True, validate=validate.Range(0, MAX_SEED))
+        declared["seed"] = StrictInt(
+            allow_none=True,
+            validate=validate.Range(0, MAX_SEED),
+            metadata={
+                "description": "The match's seed, kept so that later deals stay reproducible; `null` if none.",
+                "contract": {"$ref": _REF + "Seed"},
+            },
+        )
     declared["options"] = OptionsField(options, options_cls)
 
     class Head(StrictSchema):

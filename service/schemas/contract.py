@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .moves import components
-from .wrappers import enums, options, wrappers
+from .wrappers import enums, options, state_components, wrappers
 
 __all__ = ["generated", "render"]
 
@@ -40,7 +40,8 @@ def generated() -> dict[str, Any]:
     out = components(codec.moves for codec in SCHEMAS.values())
     for codec in SCHEMAS.values():
         contract = codec.module.CONTRACT
-        for name, schema in {**wrappers(contract), **options(contract), **enums(contract)}.items():
+        own = {**wrappers(contract), **options(contract), **enums(contract), **state_components(contract)}
+        for name, schema in own.items():
             if out.setdefault(name, schema) != schema:
                 raise ValueError(f"two different schemas are named {name}")
     return out

@@ -385,7 +385,8 @@ class SuitField(fields.Field[Suit]):
 
 
 def SeatField(players: int, **kwargs: Any) -> StrictInt:
-    """A seat number 0 .. players-1."""
+    """A seat number 0 .. players-1 (the contract writes it as the game's seat schema)."""
+    kwargs["metadata"] = {"wire": "seat", **kwargs.get("metadata", {})}
     return StrictInt(validate=validate.Range(0, players - 1), **kwargs)
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "Moves",
     "Wire",
     "card_of",
+    "collect",
     "components",
     "deck",
     "deck_of",
@@ -394,9 +395,9 @@ class Moves:
             name=self.name,
         )
         out: dict[str, Any] = {}
-        _collect(top, out)
+        collect(top, out)
         for name, move in variants.items():
-            _collect(Wire(self._variant_schema(move), name=name), out)
+            collect(Wire(self._variant_schema(move), name=name), out)
         return out
 
     def _variant_schema(self, move: Move) -> dict[str, Any]:
@@ -439,7 +440,7 @@ def _wires(schema: Any) -> Iterator[Wire]:
             yield from _wires(v)
 
 
-def _collect(wire: Wire, out: dict[str, Any]) -> None:
+def collect(wire: Wire, out: dict[str, Any]) -> None:
     """Add the named ``wire`` and every named wire its schema reaches to ``out``."""
     assert wire.name is not None
     known = out.get(wire.name)
@@ -450,11 +451,11 @@ def _collect(wire: Wire, out: dict[str, Any]) -> None:
     out[wire.name] = _resolved(wire.schema)
     for inner in _wires(wire.schema):
         if inner.name is not None:
-            _collect(inner, out)
+            collect(inner, out)
         else:
             for deeper in _wires(inner.schema):
                 if deeper.name is not None:
-                    _collect(deeper, out)
+                    collect(deeper, out)
 
 
 def components(games: Iterable[Moves]) -> dict[str, Any]:

@@ -42,13 +42,30 @@ def _Cards(lo: int, hi: int, **kw: Any) -> CardList:
     return CardList(PACK, lo, hi, **kw)
 
 
-def _Pair(inner: fields.Field[Any]) -> fields.List[Any]:
-    return fields.List(inner, validate=validate.Length(equal=2), required=True)
+def _Pair(inner: fields.Field[Any], **kw: Any) -> fields.List[Any]:
+    return fields.List(inner, validate=validate.Length(equal=2), required=True, **kw)
+
+
+def _Trick(**kw: Any) -> CardList:
+    return _Cards(2, 2, metadata={"wire_name": "SchnapsenCardPair", "wire_description": "A trick, `[led, followed]`."}, **kw)
+
+
+PAIR: Final = Wire(
+    {"description": "One non-negative integer per seat.", "type": "array", "minItems": 2, "maxItems": 2,
+     "items": {"type": "integer", "minimum": 0}},
+    name="SchnapsenPair",
+)
+"""Per-seat counts the state derives (and events and scores carry): not checked on input."""
+
+
+def _Derived(text: str = "", contract: Any = PAIR) -> fields.Raw:
+    return fields.Raw(load_only=True, metadata={"description": "Derived (ignored on input)" + (text or "."), "contract": contract})
 
 
 
 
 class ClosingSchema(StrictSchema):
+    WIRE_DESCRIPTION = "The non-closer's tricks won and counted points at the moment of closing."
     opp_tricks = _Int(required=True)
     opp_points = StrictInt(required=True, validate=validate.Range(0, 200))
 
@@ -58,8 +75,9 @@ class ClosingSchema(StrictSchema):
 
 
 class MeldSchema(StrictSchema):
+    WIRE_DESCRIPTION = "A declared marriage."
     suit = SuitField(required=True)
-    points = StrictInt(required=True, validate=validate.OneOf((20, 40)))
+    points = StrictInt(required=True, validate=validate.OneOf((20, 40)), metadata={"description": "20, or 40 in trumps."})
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.Meld:
@@ -67,6 +85,7 @@ class MeldSchema(StrictSchema):
 
 
 class RevealSchema(StrictSchema):
+    WIRE_DESCRIPTION = "A card of `player`'s hand that the opponent has seen."
     player = _Seat(required=True)
     card = _Card(required=True)
 
@@ -76,12 +95,14 @@ class RevealSchema(StrictSchema):
 
 
 class TrickEntrySchema(StrictSchema):
+    WIRE_NAME = "SchnapsenTrickCard"
+    WIRE_DESCRIPTION = "The led card of the trick in progress."
     player = _Seat(required=True)
     card = _Card(required=True)
 
 
 class LastTrickSchema(StrictSchema):
-    cards = _Cards(2, 2, required=True)
+    cards = _Trick(required=True)
     leader = _Seat(required=True)
     winner = _Seat(required=True)
 
@@ -91,9 +112,12 @@ class LastTrickSchema(StrictSchema):
 
 
 class ResultSchema(StrictSchema):
+    WIRE_DESCRIPTION = "The outcome of one deal (§7.3)."
     winner = _Seat(required=True)
     game_points = StrictInt(required=True, validate=validate.Range(1, 3))
-    reason = StrictString(required=True, validate=validate.OneOf([r.value for r in engine.Reason]))
+    reason = StrictString(
+        required=True, validate=validate.OneOf([r.value for r in engine.Reason]), metadata={"wire_name": "SchnapsenReason"}
+    )
     points = IntList(2, 0, 200, required=True)
 
     @post_load
@@ -107,31 +131,72 @@ _DERIVED: Final = ("tricks_won", "card_points", "marriage_points", "points", "ta
 class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``SchnapsenState``: §5.1 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
-    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    WIRE_DESCRIPTION = (
+        'The whole truth of a Schnapsen match (§5.1), hidden parts included. Responses carry every\n'
+        'member below; on input `game`, `seq`, `rules_version`, `seed`, `options` and the derived\n'
+        'values (`tricks_won`, `card_points`, `marriage_points`, `points`, `talon_size`) may be left\n'
+        'out (`seq` then counts from 0, `options` take their defaults), and the derived values are\n'
+        'ignored. Any other member is 422 `invalid_state`.\n'
+    )
+
+    phase = StrictString(
+        required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "SchnapsenPhase"}
+    )
     deal_number = StrictInt(required=True, validate=validate.Range(1, 100_000))
     dealer = _Seat(required=True)
     game_points = IntList(2, 0, 100_000, required=True)
-    hands = _Pair(_Cards(0, 5))
-    talon = _Cards(0, 9, required=True)
-    trump_card = _Card(required=True, allow_none=True)
+    hands = _Pair(_Cards(0, 5), metadata={"description": "Each seat's cards, in the order received."})
+    talon = _Cards(0, 9, required=True, metadata={"description": "The face-down talon, next card first; without the trump card."})
+    trump_card = _Card(
+        required=True, allow_none=True, metadata={"description": "The face-up trump card under the talon, `null` once drawn."}
+    )
     trump_suit = SuitField(required=True)
     closed_by = _Seat(required=True, allow_none=True)
     closing = fields.Nested(ClosingSchema, required=True, allow_none=True)
     leader = _Seat(required=True)
-    to_move = _Seat(required=True, allow_none=True)
-    trick = fields.List(fields.Nested(TrickEntrySchema), required=True, validate=validate.Length(max=1))
-    marriage_pending = SuitField(required=True, allow_none=True)
-    tricks = _Pair(fields.List(_Cards(2, 2), validate=validate.Length(max=10)))
-    marriages = _Pair(fields.List(fields.Nested(MeldSchema), validate=validate.Length(max=4)))
+    to_move = _Seat(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The seat to act; the next dealer in `deal_over`; `null` in `game_over`."},
+    )
+    trick = fields.List(
+        fields.Nested(TrickEntrySchema),
+        required=True,
+        validate=validate.Length(max=1),
+        metadata={"description": "`[]`, or the led card waiting for the follower."},
+    )
+    marriage_pending = SuitField(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Suit of a marriage declared in this lead turn whose K or Q is not yet led."},
+    )
+    tricks = _Pair(
+        fields.List(_Trick(), validate=validate.Length(max=10)),
+        metadata={"description": "Tricks won by each seat, each `[led, followed]`, in order won."},
+    )
+    marriages = _Pair(
+        fields.List(fields.Nested(MeldSchema), validate=validate.Length(max=4)),
+        metadata={"description": "Marriages declared by each seat."},
+    )
     revealed = fields.List(fields.Nested(RevealSchema), required=True, validate=validate.Length(max=40))
     last_trick = fields.Nested(LastTrickSchema, required=True, allow_none=True)
-    result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    result = fields.Nested(
+        ResultSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The most recent finished deal's result; `null` during the first deal and again once `next_deal`\n"
+            "starts a deal.\n"
+        },
+    )
     results = fields.List(fields.Nested(ResultSchema), required=True, validate=validate.Length(max=100_000))
-    tricks_won = fields.Raw(load_only=True)
-    card_points = fields.Raw(load_only=True)
-    marriage_points = fields.Raw(load_only=True)
-    points = fields.Raw(load_only=True)
-    talon_size = fields.Raw(load_only=True)
+    tricks_won = _Derived()
+    card_points = _Derived()
+    marriage_points = _Derived()
+    points = _Derived("; counted points (§7.1).")
+    talon_size = _Derived(
+        "; face-down cards plus the trump card while it lies.", {"type": "integer", "minimum": 0, "maximum": 10}
+    )
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
@@ -195,5 +260,5 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "SchnapsenSeat")
+CONTRACT: Final = Contract(MOVES, CARD, "SchnapsenSeat", state=STATE)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -13,11 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, Final
 
+from marshmallow import Schema
+
 from ..engines import ENGINES
 from .common import MAX_MOVES, to_wire
-from .moves import Moves, Wire
+from .loaded import Loaded
+from .moves import Moves, Wire, collect
 
-__all__ = ["Contract", "enums", "options", "wrappers"]
+__all__ = ["Contract", "enums", "options", "state_components", "wrappers"]
 
 _REF: Final = "#/components/schemas/"
 
@@ -48,6 +51,18 @@ class Contract:
     rules_version: bool = True
     """The record names its rules edition by the game's ``<Game>RulesVersion`` schema (the claim
     games have none: any string)."""
+    state: Schema | None = None
+    """The game's state loader, which ``<Game>State`` and its parts are written from (``loaded``);
+    ``None`` while the game's state schema is still written by hand in openapi.yaml."""
+
+
+def state_components(contract: Contract) -> dict[str, Any]:
+    """``<Game>State`` and every component it reaches, by name (none without ``contract.state``)."""
+    out: dict[str, Any] = {}
+    if contract.state is not None:
+        moves = contract.moves
+        collect(Loaded(moves.prefix, contract.card, moves.seat).state(contract.state), out)
+    return out
 
 
 def wrappers(contract: Contract) -> dict[str, Any]:
