@@ -115,3 +115,23 @@ def test_the_option_schemas_say_what_the_option_loader_does() -> None:
             checked += 1
         assert not _loads(codec, {"no_such_option": 1}), game  # the input form is closed
     assert checked >= 40
+
+
+def test_every_games_problem_codes_are_its_rules_pages_own() -> None:
+    """``<Game>ProblemCode`` comes from the engine's ``GameInfo.codes``, which are the codes of the
+    game's §8 table (docs/rules/<game>.md) beyond the common ones, in the table's order."""
+    import re
+
+    from service.resources import rules_dir
+
+    def table(text: str, start: str, end: str) -> list[str]:
+        section = text.split(start, 1)[1].split(end, 1)[0]
+        return re.findall(r"^\|\s*`([a-z_]+)`\s*\|", section, flags=re.MULTILINE)
+
+    common = set(table((rules_dir() / "conventions.md").read_text(encoding="utf-8"), "## Common error codes", "\n## "))
+    wanted = generated()
+    for game, codec in SCHEMAS.items():
+        page = (rules_dir() / f"{game}.md").read_text(encoding="utf-8")
+        own = [code for code in table(page, "## 8. Errors", "\n## 9.") if code not in common]
+        assert list(ENGINES[game].GAME.codes) == own, game
+        assert wanted[codec.moves.prefix + "ProblemCode"]["enum"] == own, game

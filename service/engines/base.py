@@ -131,6 +131,9 @@ class GameInfo:
     early_parse_codes: frozenset[str] = frozenset()
     """Parse problems the game's §8 reports before any state check but ``game_over`` (see
     ``kit.refuse_early``); each is one of ``parse_order``."""
+    codes: tuple[str, ...] = ()
+    """The game's own problem codes (its §8 table beyond docs/rules/conventions.md's common ones),
+    every one 422, in the table's order: the contract's ``<Game>ProblemCode``."""
     uses_secret: bool = False
     """``new_game`` takes ``secret=``: a sealed match's secret keys the game's own shuffles."""
     draws_seed: bool = False
@@ -142,6 +145,8 @@ class GameInfo:
         object.__setattr__(self, "move_types", tuple(self.move_classes))
         if not self.early_parse_codes <= set(self.parse_order):
             raise ValueError(f"{self.game_id}: early_parse_codes outside parse_order")
+        if len(set(self.codes)) != len(self.codes):
+            raise ValueError(f"{self.game_id}: a problem code is listed twice")
 
     def constants(self) -> tuple[str, str, str, tuple[int, ...], int, tuple[str, ...], Mapping[str, type]]:
         """``GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES``:

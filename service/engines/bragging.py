@@ -244,6 +244,9 @@ GAME: Final = GameInfo(
     # Parse problems reported right after game_over (§6 check 2; invalid_move as docs/rules/conventions.md places it).
     parse_order=("unknown_move_type", "invalid_player", "invalid_move", "invalid_amount", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"unknown_move_type", "invalid_player", "invalid_move"}),
+    # The game's own problem codes (§8), in the table's order; the contract's <Game>ProblemCode.
+    codes=("invalid_amount", "blind_too_small", "wrong_number_of_cards", "cannot_check", "nothing_to_call",
+           "raise_too_small"),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 

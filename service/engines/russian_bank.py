@@ -218,6 +218,11 @@ GAME: Final = GameInfo(
     move_classes={cls.TYPE: cls for cls in (MoveCard, Flip, Discard, Pass)},
     # §8: every parse-level code comes before not_your_turn (the engine raises them first)
     parse_order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card"),
+    # The game's own problem codes (§8), in the table's order; the contract's <Game>ProblemCode.
+    codes=("invalid_source", "invalid_target", "source_empty", "card_mismatch", "same_pile",
+           "foundation_mismatch", "tableau_mismatch", "waste_loading_not_allowed", "target_empty",
+           "load_mismatch", "hand_card_up", "nothing_to_flip", "no_hand_card", "cannot_pass",
+           "priority_violation"),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 

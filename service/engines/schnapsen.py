@@ -195,6 +195,10 @@ GAME: Final = GameInfo(
     # Parse problems reported before the turn check, in §8 order (the edge ranks them).
     parse_order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "invalid_player", "invalid_card"}),
+    # The game's own problem codes (§8), in the table's order; the contract's <Game>ProblemCode.
+    codes=("not_leader", "claim_not_allowed", "marriage_pending", "talon_closed", "talon_exhausted",
+           "no_trump_jack", "talon_too_small", "no_marriage", "marriage_requires_trick",
+           "must_play_marriage_card", "must_follow_suit", "must_head_trick", "must_trump"),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 

@@ -252,6 +252,8 @@ GAME: Final = GameInfo(
     # Parse problems §8 lists before wrong_phase; invalid_card and invalid_deck come after not_your_turn.
     parse_order=("invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"invalid_move", "unknown_move_type", "invalid_player"}),
+    # The game's own problem codes (§8), in the table's order; the contract's <Game>ProblemCode.
+    codes=("wrong_discard_count", "must_follow_suit", "must_trump", "gift_not_allowed"),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 

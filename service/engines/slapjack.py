@@ -183,6 +183,9 @@ GAME: Final = GameInfo(
     draws_seed=True,
     # ``new_game`` takes the match secret of a sealed match (docs/fair-play.md).
     uses_secret=True,
+    # The game's own problem codes (§8), in the table's order; the contract's <Game>ProblemCode.
+    codes=("player_out", "bad_timestamp", "timestamp_out_of_order", "no_claims", "duplicate_claim",
+           "center_empty", "stale_claim"),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 

@@ -163,6 +163,9 @@ GAME: Final = GameInfo(
     player_counts=(2, 3, 4, 5, 6, 7, 8), default_players=2,
     move_classes={cls.TYPE: cls for cls in (Flip, Snap, Snaps)},
     parse_order=PARSE_ORDER, early_parse_codes=EARLY_PARSE_CODES,  # the claim games' (claims.py)
+    # The game's own problem codes (§8), in the table's order; the contract's <Game>ProblemCode.
+    codes=("player_out", "bad_timestamp", "timestamp_out_of_order", "no_claims", "duplicate_claim",
+           "stale_claim"),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 

@@ -268,6 +268,9 @@ GAME: Final = GameInfo(
     # Parse problems reported before wrong_phase (§6 step 2; CONVENTIONS puts invalid_move first).
     parse_order=("invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"unknown_move_type", "invalid_move", "invalid_player"}),
+    # The game's own problem codes (§8), in the table's order; the contract's <Game>ProblemCode.
+    codes=("too_many_cards", "not_enough_stock", "must_lead_trump_ace", "must_lead_trump_king",
+           "must_follow_suit", "must_beat", "must_trump"),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 

@@ -131,6 +131,8 @@ GAME: Final = GameInfo(
     move_classes={cls.TYPE: cls for cls in (Play, NextDeal)},
     parse_order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card", "invalid_deck"),
     early_parse_codes=frozenset({"invalid_move", "invalid_player"}),  # §8: after wrong_phase
+    # The game's own problem codes (§8), in the table's order; the contract's <Game>ProblemCode.
+    codes=("must_follow_suit", "must_play_yukon"),
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 

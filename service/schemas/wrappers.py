@@ -428,12 +428,14 @@ def options(contract: Contract) -> dict[str, Any]:
 
 
 def enums(contract: Contract) -> dict[str, Any]:
-    """The game's ``<Game>Phase`` (the engine's ``Phase`` values) and, where the records name it by
-    a schema, ``<Game>RulesVersion``."""
+    """The game's ``<Game>Phase`` (the engine's ``Phase`` values), ``<Game>ProblemCode`` (its
+    ``GameInfo.codes``) and, where the records name it by a schema, ``<Game>RulesVersion``."""
     game = contract.moves.game
     engine = ENGINES[game.game_id]
     P = contract.moves.prefix
     out: dict[str, Any] = {P + "Phase": {"type": "string", "enum": [phase.value for phase in engine.Phase]}}
+    short = game.name.partition(" (")[0]  # the name without its gloss: "Bragging"
+    out[P + "ProblemCode"] = {"description": f"{short}'s own codes (§8), all 422.", "type": "string", "enum": list(game.codes)}
     if contract.rules_version:
         out[P + "RulesVersion"] = {"type": "string", "enum": [game.rules_version]}
     return out
