@@ -51,15 +51,41 @@ def _Cards(**kw: Any) -> CardList:
     return CardList(PACK, 0, len(PACK), **kw)
 
 
+def _Pile(description: str | None = None, **kw: Any) -> CardList:
+    """One pile, bottom → top: the contract's ``RussianBankPile`` (``description`` is the member's)."""
+    meta: dict[str, Any] = {
+        "wire_name": "RussianBankPile",
+        "wire_description": "A pile of cards, bottom → top (the last card is the top).",
+    }
+    if description is not None:
+        meta["description"] = description
+    return _Cards(metadata=meta, **kw)
+
+
 def _Piles(**kw: Any) -> fields.List[Any]:
-    return fields.List(_Cards(), validate=validate.Length(equal=engine.PILES), required=True, **kw)
+    return fields.List(
+        _Pile(),
+        validate=validate.Length(equal=engine.PILES),
+        required=True,
+        metadata={
+            "wire_name": "RussianBankPiles",
+            "wire_description": "The eight tableau piles or the eight foundations, each bottom → top.",
+        },
+        **kw,
+    )
 
 
 class SeatPilesSchema(StrictSchema):
-    stock = _Cards(required=True)
-    hand = _Cards(required=True)
-    hand_card = CardField(PACK, required=True, allow_none=True)
-    waste = _Cards(required=True)
+    WIRE_DESCRIPTION = "One seat's own piles (§5.1), each bottom → top."
+    stock = _Pile("Face down except the top (last) card.", required=True)
+    hand = _Pile("Face down; the last card is the next to be flipped.", required=True)
+    hand_card = CardField(
+        PACK,
+        required=True,
+        allow_none=True,
+        metadata={"description": "The hand card turned up this turn and not yet played or discarded."},
+    )
+    waste = _Pile(required=True)
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.PlayerPiles:
@@ -67,6 +93,7 @@ class SeatPilesSchema(StrictSchema):
 
 
 class ResultSchema(StrictSchema):
+    WIRE_DESCRIPTION = "§7: `winner` null for a drawn stalemate; `points` = pagat's score (informational)."
     winner = SeatField(2, required=True, allow_none=True)
     reason = StrictString(required=True, validate=validate.OneOf([r.value for r in engine.Reason]))
     points = StrictInt(required=True, validate=validate.Range(0, 1000))
@@ -79,11 +106,26 @@ class ResultSchema(StrictSchema):
 class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)):  # type: ignore[misc]
     """``RussianBankState``: §5.1 plus ``seq`` and ``rules_version``."""
 
-    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    WIRE_DESCRIPTION = (
+        "The whole truth of a Russian Bank game (§5.1), hidden parts included. On input `game`,\n"
+        "`seq`, `rules_version` and `options` may be left out (`seq` then counts from 0, `options`\n"
+        "take their defaults). A position may hold fewer than the 104 cards (no card twice); any\n"
+        "other member is 422 `invalid_state`.\n"
+    )
+
+    phase = StrictString(
+        required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "RussianBankPhase"}
+    )
     first_player = SeatField(2, required=True)
-    to_move = SeatField(2, required=True, allow_none=True)
+    to_move = SeatField(
+        2, required=True, allow_none=True, metadata={"description": "The seat whose turn it is; `null` in `game_over`."}
+    )
     turn_number = StrictInt(required=True, validate=validate.Range(1, 2**31))
-    idle_turns = StrictInt(required=True, validate=validate.Range(0, engine.IDLE_LIMIT))
+    idle_turns = StrictInt(
+        required=True,
+        validate=validate.Range(0, engine.IDLE_LIMIT),
+        metadata={"description": "Consecutive completed turns that were a `pass` only (§6.5); 2 ends the game."},
+    )
     acted_this_turn = StrictBool(required=True)
     players = fields.List(fields.Nested(SeatPilesSchema), required=True, validate=validate.Length(equal=2))
     tableau = _Piles()
@@ -167,7 +209,7 @@ MOVES: Final = Moves(
 )
 
 CONTRACT: Final = Contract(
-    MOVES, CARD, "RussianBankSeat",
+    MOVES, CARD, "RussianBankSeat", state=STATE,
     options="§3 options. Omitted options take their defaults; an unknown or invalid one is 422 `invalid_option`. "
     "The generic `dealer` (a seat) is accepted on input and ignored.",
     input_options={

@@ -18,7 +18,7 @@ from .common import (
     state_schema,
     to_wire,
 )
-from .fields import CardField, CardList, FastSchema, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
+from .fields import CardField, CardList, FastSchema, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck_of, next_deal, seat
 from .wrappers import Contract
 
@@ -57,15 +57,44 @@ def _Card(**kw: Any) -> CardField:
 
 
 def _Seat(**kw: Any) -> StrictInt:
-    return StrictInt(validate=validate.Range(0, 3), **kw)
+    """A seat 0 .. 3 (the engine checks it against ``players``): the contract's ``SevenUpSeat``."""
+    return SeatField(4, **kw)
+
+
+def _Party(**kw: Any) -> StrictInt:
+    """A scoring party 0 .. 2 (the engine checks it against the parties): ``SevenUpParty``."""
+    meta = {
+        "wire_name": "SevenUpParty",
+        "wire_description": "A scoring party: the seat with 2 or 3 players; with 4, seat % 2 (0 = seats 0 and 2).",
+        **kw.pop("metadata", {}),
+    }
+    return StrictInt(validate=validate.Range(0, 2), metadata=meta, **kw)
 
 
 def _Cards(hi: int = 52, **kw: Any) -> CardList:
     return CardList(PACK, 0, hi, **kw)
 
 
+def _Pile(description: str | None = None, **kw: Any) -> CardList:
+    """A list of the pack's cards: the contract's ``SevenUpCards`` (``description`` is the member's)."""
+    meta: dict[str, Any] = {"wire_name": "SevenUpCards"}
+    if description is not None:
+        meta["description"] = description
+    return _Cards(metadata=meta, **kw)
+
+
+def _PerSeat(**kw: Any) -> fields.List[Any]:
+    """One list of cards per seat: the contract's ``SevenUpPerSeatCards``."""
+    return fields.List(_Pile(), validate=validate.Length(2, 4), metadata={"wire_name": "SevenUpPerSeatCards"}, **kw)
+
+
 def _Ints(lo: int, hi: int, min_len: int, max_len: int, **kw: Any) -> fields.List[Any]:
     return fields.List(StrictInt(validate=validate.Range(lo, hi)), validate=validate.Length(min_len, max_len), **kw)
+
+
+_PARTY_SCORES: Final = "One non-negative integer per party (2 with 2 or 4 players, 3 with 3)."
+"""The text of ``SevenUpPartyScores``, which scores in views and events refer to; the state's
+scores and game totals say it beside their own bounds (the loader's) instead of referring to it."""
 
 
 
@@ -80,6 +109,7 @@ class TrickCardSchema(StrictSchema):
 
 
 class TrickSchema(StrictSchema):
+    WIRE_DESCRIPTION = "A completed trick, its cards in play order."
     leader = _Seat(required=True)
     cards = fields.List(fields.Nested(TrickCardSchema), required=True, validate=validate.Length(2, 4))
     winner = _Seat(required=True)
@@ -90,8 +120,9 @@ class TrickSchema(StrictSchema):
 
 
 class HandEventSchema(StrictSchema):
+    WIRE_DESCRIPTION = "§7.1 a point scored during trump-making: a turned jack (card = the jack) or a gift."
     event = StrictString(required=True, validate=validate.OneOf(("turned_jack", "gift")))
-    party = StrictInt(required=True, validate=validate.Range(0, 2))
+    party = _Party(required=True)
     points = StrictInt(required=True, validate=validate.Equal(1))
     card = _Card(required=True, allow_none=True)
 
@@ -101,10 +132,11 @@ class HandEventSchema(StrictSchema):
 
 
 class AwardSchema(StrictSchema):
+    WIRE_DESCRIPTION = "§7.3 one end-of-hand point: `seat` = holder (high, low) or trick winner (jack), null for game."
     point = StrictString(required=True, validate=validate.OneOf(("high", "low", "jack", "game")))
     card = _Card(required=True, allow_none=True)
     seat = _Seat(required=True, allow_none=True)
-    party = StrictInt(required=True, allow_none=True, validate=validate.Range(0, 2))
+    party = _Party(required=True, allow_none=True)
     credited = StrictBool(required=True)
 
     @post_load
@@ -113,10 +145,11 @@ class AwardSchema(StrictSchema):
 
 
 class LastHandSchema(StrictSchema):
+    WIRE_DESCRIPTION = "§7.3 the record of the last completed hand: High, Low, Jack, Game in that order."
     deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
     trump = SuitField(required=True)
     awards = fields.List(fields.Nested(AwardSchema), required=True, validate=validate.Length(equal=4))
-    game_totals = _Ints(0, 80, 2, 3, required=True)
+    game_totals = _Ints(0, 80, 2, 3, required=True, metadata={"description": _PARTY_SCORES})
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.LastHand:
@@ -126,29 +159,64 @@ class LastHandSchema(StrictSchema):
 class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``SevenUpState``: §5 plus ``seq``, ``rules_version``, ``seed``."""
 
+    WIRE_DESCRIPTION = (
+        "The whole truth of a Seven Up match (§5), hidden parts included. On input `game`, `seq`,\n"
+        "`rules_version`, `seed` and `options` may be left out (`seq` then counts from 0, `options`\n"
+        "take their defaults). Any other member is 422 `invalid_state`. After a void deal the\n"
+        "cards stay where they lay (hands, stock, `set_aside`) until `next_deal`.\n"
+    )
+
     players = StrictInt(required=True, validate=validate.OneOf(engine.PLAYER_COUNTS))
-    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
-    deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
+    phase = StrictString(
+        required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "SevenUpPhase"}
+    )
+    deal_number = StrictInt(
+        required=True, validate=validate.Range(1, 10**9), metadata={"description": "1, 2, … (void deals count too)."}
+    )
     dealer = _Seat(required=True)
     eldest = _Seat(required=True)
-    to_move = _Ints(0, 3, 0, 4, required=True)
-    scores = _Ints(0, MAX_SCORE, 2, 3, required=True)
-    hands = fields.List(_Cards(), required=True, validate=validate.Length(2, 4))
-    stock = _Cards(required=True)
-    turnup = _Card(required=True, allow_none=True)
-    first_suit = SuitField(required=True, allow_none=True)
-    set_aside = _Cards(required=True)
-    runs = StrictInt(required=True, validate=validate.Range(0, 10))
+    to_move = fields.List(
+        _Seat(),
+        required=True,
+        validate=validate.Length(0, 4),
+        metadata={"description": "The seats that may move now (several only in `discard`, in dealing order)."},
+    )
+    scores = _Ints(0, MAX_SCORE, 2, 3, required=True, metadata={"description": _PARTY_SCORES})
+    hands = _PerSeat(required=True)
+    stock = _Pile("Undealt cards, top first.", required=True)
+    turnup = _Card(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The current turn-up (the trump card once trump is fixed), or null."},
+    )
+    first_suit = SuitField(
+        required=True, allow_none=True, metadata={"description": "Suit of the first turn-up of this deal."}
+    )
+    set_aside = _Pile("Turn-ups put aside while running, in order.", required=True)
+    runs = StrictInt(
+        required=True, validate=validate.Range(0, 10), metadata={"description": "Packet rounds dealt while running."}
+    )
     begged = StrictBool(required=True)
     trump = SuitField(required=True, allow_none=True)
-    discards = fields.List(_Cards(), required=True, validate=validate.Length(2, 4))
-    trick = fields.List(fields.Nested(TrickCardSchema), required=True, validate=validate.Length(max=4))
+    discards = _PerSeat(required=True)
+    trick = fields.List(
+        fields.Nested(TrickCardSchema),
+        required=True,
+        validate=validate.Length(max=4),
+        metadata={
+            "description": "The trick in progress, in play order.",
+            # check_state: fewer cards than seats (a trick of as many is complete, in ``tricks``)
+            "contract": {"type": "array", "maxItems": 3, "items": {"$ref": "#/components/schemas/SevenUpTrickCard"}},
+        },
+    )
     trick_leader = _Seat(required=True, allow_none=True)
     tricks = fields.List(fields.Nested(TrickSchema), required=True, validate=validate.Length(max=26))
     hand_events = fields.List(fields.Nested(HandEventSchema), required=True, validate=validate.Length(max=8))
     last_hand = fields.Nested(LastHandSchema, required=True, allow_none=True)
-    redeal = StrictBool(required=True)
-    winner = StrictInt(required=True, allow_none=True, validate=validate.Range(0, 2))
+    redeal = StrictBool(
+        required=True, metadata={"description": "True while waiting for the same dealer's redeal after a void deal."}
+    )
+    winner = _Party(required=True, allow_none=True, metadata={"description": "The winning party, or null."})
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
@@ -273,7 +341,7 @@ MOVES: Final = Moves(
 )
 
 CONTRACT: Final = Contract(
-    MOVES, CARD, "SevenUpSeat",
+    MOVES, CARD, "SevenUpSeat", state=STATE,
     option_schemas={"start_scores": {"maxItems": 3, "items": {"type": "integer", "minimum": 0}}},
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""
