@@ -17,7 +17,9 @@ from .common import (
     wire_record,
 )
 from .fields import CardField, CardList, IntList, SeatField, StrictInt, StrictSchema, StrictString, SuitField
+from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck_of, next_deal, seat
+from .sent import Event, Events, View, described, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -260,5 +262,101 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "SchnapsenSeat", state=STATE)
+# --- what the game sends: views (§5.3), events (§5.4), scores (§7) -------------------------------
+
+_CARDS: Final = {"type": "array", "items": CARD}
+_STATE: Final = View(Loaded(MOVES.prefix, CARD, SEAT).state(STATE))
+_SHOWN: Final = "Only with `show_points`."
+_VIEW_HEAD: Final = {
+    **_STATE.members("game", "seq", "rules_version", "options", "phase", "deal_number", "dealer", "game_points"),
+    "talon_count": {"description": "Face-down talon cards.", "type": "integer", "minimum": 0, "maximum": 9},
+    **_STATE.members("talon_size", "trump_card", "trump_suit", "closed_by", "closing", "leader", "to_move", "trick",
+                     "marriage_pending", "marriages"),
+    "tricks_won": PAIR,
+    **_STATE.members("last_trick", "result", "results"),
+    "tricks": _STATE.member("tricks", _SHOWN),
+    "card_points": described(_SHOWN, PAIR),
+    "points": described("Only with `show_points`; counted points (§7.1).", PAIR),
+}
+_SHOWN_ONLY: Final = ("tricks", "card_points", "points")
+_VIEW_TEXT: Final = "The members every Schnapsen view carries (the public parts of the state)."
+SEAT_VIEW: Final = Wire(
+    obj(
+        {
+            **_VIEW_HEAD,
+            "seat": SEAT,
+            "hand": _CARDS,
+            "opponent_hand_count": {"type": "integer", "minimum": 0, "maximum": 5},
+            "known_opponent_cards": described("Revealed cards still in the opponent's hand, in `revealed` order.", _CARDS),
+            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
+                            "items": {"$ref": "#/components/schemas/" + MOVES.name}},
+        },
+        optional=(*_SHOWN_ONLY, "legal_moves"),
+        description=_VIEW_TEXT,
+    ),
+    name="SchnapsenSeatView",
+)
+PUBLIC_VIEW: Final = Wire(
+    obj(
+        {
+            **_VIEW_HEAD,
+            "seat": {"type": "null"},
+            "hand_counts": PAIR,
+            "known_cards": {"description": "Per seat, the revealed cards still in that seat's hand.", "type": "array",
+                            "minItems": 2, "maxItems": 2, "items": _CARDS},
+        },
+        optional=_SHOWN_ONLY,
+        description=_VIEW_TEXT,
+    ),
+    name="SchnapsenPublicView",
+)
+VIEW: Final = Wire(
+    {
+        "description": "What one seat may see (§5.3), or the public view (`seat` null: no hand at all, sealed\n"
+        "mode without `as`). `tricks`, `card_points` and `points` appear only with the option\n"
+        "`show_points`; `legal_moves` only in the view of the seat to move.\n",
+        "oneOf": [SEAT_VIEW, PUBLIC_VIEW],
+    },
+    name="SchnapsenView",
+)
+EVENTS: Final = Events(MOVES.prefix, "Schnapsen", (
+    Event("deal_started", {"dealer": SEAT, "deal_number": {"type": "integer", "minimum": 1}, "trump_card": CARD}),
+    Event(
+        "claim",
+        {"player": SEAT, "points": {"description": "The claimer's counted points.", "type": "integer", "minimum": 0},
+         "correct": {"type": "boolean"}, "auto": {"type": "boolean"}},
+        optional=("auto",),
+        description="A claim judged; `auto` is present (true) when the `auto_claim` option made it.",
+    ),
+    Event("exchange", {"player": SEAT, "card": described("The old trump card, now in the player's hand.", CARD),
+                       "jack": described("The trump Jack, now the trump card.", CARD)}),
+    Event("close", {"player": SEAT}),
+    Event("marriage", {"player": SEAT, "suit": SUIT, "points": {"type": "integer", "enum": [20, 40]}}),
+    Event("card_played", {"player": SEAT, "card": CARD}),
+    Event("trick_won", {"player": SEAT, "cards": _STATE.part("SchnapsenCardPair"),
+                        "points": {"description": "Card points of the trick.", "type": "integer", "minimum": 0}}),
+    Event(
+        "card_drawn",
+        {"player": SEAT, "card": nullable(CARD), "trump_card": {"type": "boolean", "description": "Always `true` when present."}},
+        optional=("trump_card",),
+        description="A card drawn after a trick. `card` is `null` for viewers who may not see it; the trump\n"
+        "card (`trump_card: true`) is seen by both seats.\n",
+    ),
+    Event("deal_over", {"winner": SEAT, "game_points": {"type": "integer", "minimum": 1, "maximum": 3},
+                        "reason": _STATE.part("SchnapsenReason"), "points": PAIR}),
+    Event("game_over", {"winner": {"type": "array", "items": SEAT}}),
+))
+SCORES: Final = Wire(
+    obj(
+        {"totals": PAIR, "tricks_won": PAIR, "card_points": PAIR, "marriage_points": PAIR, "points": PAIR},
+        optional=("card_points", "marriage_points", "points"),
+        description="`totals` = game points; this deal's tricks won; with the option `show_points` also\n"
+        "card points, marriage points and counted points.\n",
+    ),
+    name="SchnapsenScores",
+)
+
+CONTRACT: Final = Contract(
+    MOVES, CARD, "SchnapsenSeat", state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES
+)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

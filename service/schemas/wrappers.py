@@ -54,14 +54,24 @@ class Contract:
     state: Schema | None = None
     """The game's state loader, which ``<Game>State`` and its parts are written from (``loaded``);
     ``None`` while the game's state schema is still written by hand in openapi.yaml."""
+    view: Wire | None = None
+    """``<Game>View`` (``sent.View``), ``None`` while written by hand."""
+    events: Wire | None = None
+    """``<Game>Event`` (``sent.Events``), ``None`` while written by hand."""
+    scores: Wire | None = None
+    """``<Game>Scores``, ``None`` while written by hand."""
 
 
 def state_components(contract: Contract) -> dict[str, Any]:
-    """``<Game>State`` and every component it reaches, by name (none without ``contract.state``)."""
+    """``<Game>State``, ``<Game>View``, ``<Game>Event`` and ``<Game>Scores`` where the game declares
+    them, and every component they reach, by name."""
     out: dict[str, Any] = {}
     if contract.state is not None:
         moves = contract.moves
         collect(Loaded(moves.prefix, contract.card, moves.seat).state(contract.state), out)
+    for wire in (contract.view, contract.events, contract.scores):
+        if wire is not None:
+            collect(wire, out)
     return out
 
 

@@ -1,0 +1,134 @@
+"""What a game sends and never loads, declared once: its views, events and scores.
+
+A game's ``<Game>View``, ``<Game>Event`` (one schema per event type) and ``<Game>Scores`` are
+declared in ``service/schemas/<game_id>.py`` with the helpers below and handed to its
+``Contract``; ``python3 -m service.schemas.contract`` writes them into openapi.yaml, and the suite
+checks every view, event and score the engines produce against them (every response is validated,
+and ``tests/test_sent_contract.py`` plays random matches of every game through them).
+
+A view is mostly the state's public members: ``View.member`` takes a member's schema from the
+state's own declaration (``loaded.Loaded``, which writes it from the state loader), so a member
+the state and its views share is declared once; a view's own members (a seat's ``hand``, the
+others' hand counts) are declared here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from .moves import Wire
+
+__all__ = ["Event", "Events", "View", "described", "nullable", "obj"]
+
+_REF: Final = "#/components/schemas/"
+NULL: Final = {"type": "null"}
+
+
+def nullable(schema: Any) -> dict[str, Any]:
+    """``schema`` or ``null``."""
+    return {"anyOf": [schema, NULL]}
+
+
+def described(text: str, schema: Any) -> dict[str, Any]:
+    """``schema`` with a description of its own (a wire's reference keeps its name)."""
+    base = {"$ref": schema} if isinstance(schema, Wire) else dict(schema)
+    base.pop("description", None)
+    return {"description": text, **base}
+
+
+def obj(members: Mapping[str, Any], *, optional: Sequence[str] = (), description: str | None = None) -> dict[str, Any]:
+    """An object of ``members`` (in wire order), every one required but those ``optional``."""
+    unknown = set(optional) - set(members)
+    if unknown:
+        raise ValueError(f"optional members {sorted(unknown)} are not members")
+    out: dict[str, Any] = {"description": description} if description else {}
+    out["type"] = "object"
+    required = [name for name in members if name not in optional]
+    if required:
+        out["required"] = required
+    out["properties"] = dict(members)
+    return out
+
+
+def _camel(text: str) -> str:
+    return "".join(part.capitalize() for part in text.split("_"))
+
+
+@dataclass(frozen=True)
+class Event:
+    """One event type: its ``type``, its members besides ``type`` (wire order), those that may be
+    absent, its description, and its component name's middle part when it is not the type's
+    (``turned_jack`` → ``SevenUpPointEvent``: ``name="Point"``)."""
+
+    type: str
+    members: Mapping[str, Any] = field(default_factory=dict)
+    optional: Sequence[str] = ()
+    description: str | None = None
+    name: str | None = None
+
+
+class Events:
+    """A game's events: ``wire`` is ``<Game>Event`` (one of the types, by ``type``), each type its
+    own ``<Game><Type>Event`` component."""
+
+    def __init__(self, prefix: str, title: str, events: Sequence[Event]) -> None:
+        types = [e.type for e in events]
+        if len(set(types)) != len(types):
+            raise ValueError(f"{prefix}: an event type is declared twice")
+        self.types = tuple(types)
+        self.by_type: dict[str, Wire] = {}
+        for e in events:
+            schema = obj({"type": {"const": e.type, "type": "string"}, **e.members}, optional=e.optional,
+                         description=e.description)
+            self.by_type[e.type] = Wire(schema, name=prefix + (e.name or _camel(e.type)) + "Event")
+        refs = {t: _REF + str(w.name) for t, w in self.by_type.items()}
+        self.wire = Wire(
+            {
+                "description": f"Something a {title} move caused (docs/wire.md).",
+                "oneOf": list(self.by_type.values()),
+                "discriminator": {"propertyName": "type", "mapping": refs},
+            },
+            name=prefix + "Event",
+        )
+
+
+class View:
+    """Members of a game's views taken from its state's declaration (``state``: the ``<Game>State``
+    wire ``loaded.Loaded`` writes)."""
+
+    def __init__(self, state: Wire) -> None:
+        self._members: Mapping[str, Any] = state.schema["properties"]
+        self._named: dict[str, Wire] = {}
+        _named(state, self._named)
+
+    def part(self, name: str) -> Wire:
+        """A named component of the state's declaration (``SchnapsenCardPair``), for the events and
+        scores that carry one."""
+        return self._named[name]
+
+    def member(self, name: str, description: str | None = None) -> Any:
+        """The state member ``name``'s schema; with ``description`` in place of the state's."""
+        schema = self._members[name]
+        return schema if description is None else described(description, schema)
+
+    def members(self, *names: str) -> dict[str, Any]:
+        """Several state members as they are, by name, in the order given."""
+        return {name: self._members[name] for name in names}
+
+
+def _named(node: Any, out: dict[str, Wire]) -> None:
+    """Every named wire ``node`` reaches, by name."""
+    if isinstance(node, Wire):
+        if node.name is not None:
+            if node.name in out:
+                return
+            out[node.name] = node
+        _named(node.schema, out)
+    elif isinstance(node, Mapping):
+        for value in node.values():
+            _named(value, out)
+    elif isinstance(node, (list, tuple)):
+        for value in node:
+            _named(value, out)
