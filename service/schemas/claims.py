@@ -85,7 +85,7 @@ def ClaimSeat(**kw: Any) -> StrictInt:
 
 
 def ClaimSeats(**kw: Any) -> fields.List[Any]:
-    """A list of seats (at most one per seat), written as ``ClaimSeats``."""
+    """A list of seats, at most as many as a match has, written as ``ClaimSeats``."""
     metadata = {"wire_name": "ClaimSeats", **kw.pop("metadata", {})}
     return fields.List(ClaimSeat(), validate=validate.Length(max=MAX_SEATS), metadata=metadata, **kw)
 
