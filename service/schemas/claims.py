@@ -4,18 +4,30 @@ A batch carries a ``claims`` list instead of one ``player``, judged claim by cla
 (slapjack.md §6.2 step 3, snap.md §6.3); a top-level ``player`` on a batch is ignored. Problems come
 back as a ``BadMove`` carrying the first code in the game's order, so the engine can still put
 ``game_over`` first and, for a flip, ``player_out`` and ``not_your_turn`` before ``bad_timestamp``.
+
+Also here: the state loader fields both games declare alike, so that the contract components
+their states reach (``ClaimSeats``, ``ClaimTimestamp``, ``ClaimCounts``) are written once, and
+``result_contract``, which writes a game's ``<Game>Result`` (one object per ``kind``) from its
+result loader.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
+
+from marshmallow import Schema, fields, validate
 
 from ..engines.base import GameInfo
-from ..engines.claims import Claim, valid_at
-from .moves import CLAIM_SEAT, CLAIM_TIMESTAMP, TIMED_CLAIM, Bad, Field, Move, Moves, Wire, seat_of
+from ..engines.claims import MAX_AT, Claim, valid_at
+from .fields import SeatField, StrictInt, StrictString
+from .loaded import Loaded
+from .moves import ANY_CARD, CLAIM_SEAT, CLAIM_TIMESTAMP, TIMED_CLAIM, Bad, Field, Move, Moves, Wire, seat_of
 
-__all__ = ["claim_moves"]
+__all__ = ["CLAIM_COUNTS", "ClaimAt", "ClaimSeat", "ClaimSeats", "RulesVersion", "claim_moves", "result_contract"]
+
+MAX_SEATS: Final = CLAIM_SEAT.schema["maximum"] + 1
+"""The most seats of a claim game (Slapjack and Snap both seat 2 to 8): ``ClaimSeat``'s bound."""
 
 
 def _claims(raw: Any, players: int) -> tuple[Claim, ...]:
@@ -62,3 +74,58 @@ def claim_moves(game: GameInfo, description: str, *, flip: str, single: str, bat
             Move(batch_type, batch, {"claims": Field(_CLAIMS, missing_code="no_claims"), "player": _IGNORED_PLAYER, "at": None}),
         ),
     )
+
+
+# --- the state loaders' shared fields -------------------------------------------------------------
+
+
+def ClaimSeat(**kw: Any) -> StrictInt:
+    """A seat of any match of the game (0 .. 7), written as ``ClaimSeat``."""
+    return SeatField(MAX_SEATS, **kw)
+
+
+def ClaimSeats(**kw: Any) -> fields.List[Any]:
+    """A list of seats, at most as many as a match has, written as ``ClaimSeats``."""
+    metadata = {"wire_name": "ClaimSeats", **kw.pop("metadata", {})}
+    return fields.List(ClaimSeat(), validate=validate.Length(max=MAX_SEATS), metadata=metadata, **kw)
+
+
+def ClaimAt(**kw: Any) -> StrictInt:
+    """A client timestamp (0 .. 2^53-1), written as ``ClaimTimestamp`` (the moves' ``at``)."""
+    metadata = {"wire_name": CLAIM_TIMESTAMP.name, "wire_description": CLAIM_TIMESTAMP.schema["description"], **kw.pop("metadata", {})}
+    return StrictInt(validate=validate.Range(0, MAX_AT), metadata=metadata, **kw)
+
+
+def RulesVersion(game: GameInfo) -> StrictString:
+    """``rules_version`` as the claim games' state declares it: their records name no
+    ``<Game>RulesVersion`` schema (``Contract(rules_version=False)``), so the contract states the
+    constant itself; loads exactly as ``state_schema``'s own."""
+    return StrictString(validate=validate.Equal(game.rules_version))
+
+
+CLAIM_COUNTS: Final = Wire(
+    {
+        "description": "One count per seat.",
+        "type": "array",
+        "minItems": 2,
+        "maxItems": MAX_SEATS,
+        "items": {"type": "integer", "minimum": 0, "maximum": 52},
+    },
+    name="ClaimCounts",
+)
+"""Per-seat card counts the state derives (``cards_held``; views, events and scores carry them too):
+not checked on input."""
+
+
+def result_contract(prefix: str, schema: type[Schema], kinds: Mapping[str, tuple[str, ...]], description: str) -> Wire:
+    """``<prefix>Result``: ``null`` or one object per result ``kind`` holding exactly that kind's
+    members (``kinds``, the engine's ``RESULT_FIELDS``; the loader checks them in its ``post_load``),
+    each member's schema written from the result loader ``schema``'s field."""
+    loaded = Loaded(prefix, ANY_CARD, CLAIM_SEAT)
+    members = schema().fields
+    variants: list[Any] = [{"type": "null"}]
+    for kind, names in kinds.items():
+        properties: dict[str, Any] = {"kind": {"const": kind, "type": "string"}}
+        properties.update((name, loaded.member(members[name])) for name in names if name != "kind")
+        variants.append({"type": "object", "required": list(names), "properties": properties})
+    return Wire({"description": description, "anyOf": variants}, name=prefix + "Result")

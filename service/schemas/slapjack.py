@@ -12,8 +12,7 @@ from marshmallow import ValidationError, fields, post_load, validate
 
 from ..cards.shuffle import MAX_SEED
 from ..engines import slapjack as engine
-from ..engines.claims import MAX_AT
-from .claims import claim_moves
+from .claims import CLAIM_COUNTS, ClaimAt, ClaimSeat, ClaimSeats, RulesVersion, claim_moves, result_contract
 from .common import (
     options_schema,
     state_schema,
@@ -30,14 +29,8 @@ OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
 MAX_SEATS: Final = max(engine.PLAYER_COUNTS)
 
 
-def _Seat(**kw: Any) -> StrictInt:
-    return StrictInt(validate=validate.Range(0, MAX_SEATS - 1), **kw)
-
-
-def _Seats(**kw: Any) -> fields.List[Any]:
-    return fields.List(_Seat(), validate=validate.Length(max=MAX_SEATS), **kw)
-
-
+_Seat: Final = ClaimSeat
+_Seats: Final = ClaimSeats
 
 
 class CenterCardSchema(StrictSchema):
@@ -50,6 +43,7 @@ class CenterCardSchema(StrictSchema):
 
 
 class PenaltySchema(StrictSchema):
+    WIRE_DESCRIPTION = "One false slap; never names the card given."
     from_ = _Seat(required=True, data_key="from")
     to = _Seat(required=True)
     paid = StrictBool(required=True)
@@ -84,25 +78,77 @@ class ResultSchema(StrictSchema):
         return engine.Result(**d)
 
 
+RESULT: Final = result_contract(
+    "Slapjack",
+    ResultSchema,
+    engine.RESULT_FIELDS,
+    "What the latest accepted move did (§6.1, §6.3, §6.5); `null` before the first move.",
+)
+"""``SlapjackResult``: one object per ``kind``, as ``ResultSchema``'s ``post_load`` demands."""
+
+
 class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)):  # type: ignore[misc]
     """``SlapjackState``: §5 plus ``seq``, ``rules_version``; derived ``cards_held`` ignored."""
 
+    WIRE_DESCRIPTION = (
+        "The whole truth of a Slapjack game (§5), face-down stocks included. On input `game`, `seq`,\n"
+        "`rules_version` and `options` may be left out, and the derived `cards_held` is ignored.\n"
+    )
+
+    rules_version = RulesVersion(engine.GAME)
     players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
-    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
-    stocks = fields.List(CardList(PACK, 0, 52), required=True, validate=validate.Length(2, MAX_SEATS))
+    phase = StrictString(
+        required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "SlapjackPhase"}
+    )
+    stocks = fields.List(
+        CardList(PACK, 0, 52),
+        required=True,
+        validate=validate.Length(2, MAX_SEATS),
+        metadata={"description": "Each seat's face-down stock, top card first."},
+    )
     status = fields.List(
-        StrictString(validate=validate.OneOf([s.value for s in engine.Status])),
+        StrictString(
+            validate=validate.OneOf([s.value for s in engine.Status]),
+            metadata={
+                "wire_name": "SlapjackStatus",
+                "wire_description": "`active`: has stock cards; `waiting`: empty stock, in until the next capture; "
+                "`out`: eliminated.",
+            },
+        ),
         required=True,
         validate=validate.Length(2, MAX_SEATS),
     )
-    center = fields.List(fields.Nested(CenterCardSchema), required=True, validate=validate.Length(max=52))
-    to_move = _Seat(required=True, allow_none=True)
-    last_flip_at = StrictInt(required=True, allow_none=True, validate=validate.Range(0, MAX_AT))
-    shuffle_seed = StrictInt(required=True, validate=validate.Range(0, MAX_SEED))
+    center = fields.List(
+        fields.Nested(CenterCardSchema),
+        required=True,
+        validate=validate.Length(max=52),
+        metadata={"description": "The centre pile, oldest first (the last element is the top card)."},
+    )
+    to_move = _Seat(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The seat that flips next; `null` when only slaps can follow, or once the game is over."},
+    )
+    last_flip_at = ClaimAt(
+        required=True,
+        allow_none=True,
+        metadata={"description": "`at` of the latest flip that carried one; claims stamped before it are stale."},
+    )
+    shuffle_seed = StrictInt(
+        required=True,
+        validate=validate.Range(0, MAX_SEED),
+        metadata={
+            "description": "Seed of the in-game shuffle (§6.6); from the `new` request's `seed`, else drawn from the shuffled\n"
+            "deck.\n",
+            "contract": {"$ref": "#/components/schemas/Seed"},
+        },
+    )
     shuffle_count = StrictInt(required=True, validate=validate.Range(0, 2**31))
     winner = _Seat(required=True, allow_none=True)
-    last_result = fields.Nested(ResultSchema, required=True, allow_none=True)
-    cards_held = fields.Raw(load_only=True)
+    last_result = fields.Nested(ResultSchema, required=True, allow_none=True, metadata={"contract": RESULT})
+    cards_held = fields.Raw(
+        load_only=True, metadata={"description": "Derived (ignored on input); stock sizes.", "contract": CLAIM_COUNTS}
+    )
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
@@ -148,7 +194,7 @@ MOVES: Final = claim_moves(
 )
 
 CONTRACT: Final = Contract(
-    MOVES, ANY_CARD, "Seat", rules_version=False,
+    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE,
     options="§3 options. Omitted options take their defaults; an unknown or invalid one (also `dealer` ≥ players) is 422 "
     "`invalid_option`.",
 )

@@ -11,8 +11,7 @@ from typing import Any, Final
 from marshmallow import ValidationError, fields, post_load, validate
 
 from ..engines import snap as engine
-from ..engines.claims import MAX_AT
-from .claims import claim_moves
+from .claims import CLAIM_COUNTS, ClaimAt, ClaimSeat, ClaimSeats, RulesVersion, claim_moves, result_contract
 from .common import (
     options_schema,
     state_schema,
@@ -20,6 +19,7 @@ from .common import (
     wire_record,
 )
 from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
+from .loaded import Loaded
 from .moves import ANY_CARD
 from .wrappers import Contract
 
@@ -29,18 +29,16 @@ OPTIONS: Final = options_schema(engine.Options, engine.OPTION_INFO)
 MAX_SEATS: Final = max(engine.PLAYER_COUNTS)
 
 
-def _Seat(**kw: Any) -> StrictInt:
-    return StrictInt(validate=validate.Range(0, MAX_SEATS - 1), **kw)
-
-
-def _Seats(**kw: Any) -> fields.List[Any]:
-    return fields.List(_Seat(), validate=validate.Length(max=MAX_SEATS), **kw)
-
-
+_Seat: Final = ClaimSeat
+_Seats: Final = ClaimSeats
 
 
 class _PenaltyTarget(fields.Field[Any]):
     """A seat, or ``"pool"`` (None in the engine)."""
+
+    def contract(self, loaded: Loaded) -> Any:
+        """The seat, or the constant ``pool``."""
+        return {"anyOf": [loaded.seat, {"const": "pool", "type": "string"}]}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int | None:
         if value == "pool":
@@ -51,6 +49,7 @@ class _PenaltyTarget(fields.Field[Any]):
 
 
 class PenaltySchema(StrictSchema):
+    WIRE_DESCRIPTION = "One card to a seat, or one face-up pile to the pool (`to` = `pool`); never names cards."
     from_ = _Seat(required=True, data_key="from")
     to = _PenaltyTarget(required=True)
 
@@ -87,28 +86,79 @@ class ResultSchema(StrictSchema):
         return engine.Result(**d)
 
 
+RESULT: Final = result_contract(
+    "Snap",
+    ResultSchema,
+    engine.RESULT_FIELDS,
+    "What the latest accepted move did (§6.1, §6.5-§6.7); `null` before the first move.",
+)
+"""``SnapResult``: one object per ``kind``, as ``ResultSchema``'s ``post_load`` demands."""
+
+
 def _Seq(**kw: Any) -> StrictInt:
-    return StrictInt(validate=validate.Range(1, 2**31), **kw)
+    metadata = {"wire_name": "SnapSeq", "wire_description": "A flip number (the first flip is 1).", **kw.pop("metadata", {})}
+    return StrictInt(validate=validate.Range(1, 2**31), metadata=metadata, **kw)
+
+
+def _Piles(description: str) -> fields.List[Any]:
+    return fields.List(
+        CardList(PACK, 0, 52),
+        required=True,
+        validate=validate.Length(2, MAX_SEATS),
+        metadata={"description": description, "wire_name": "SnapPiles", "wire_description": "One list of cards per seat."},
+    )
 
 
 class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)):  # type: ignore[misc]
     """``SnapState``: §5 plus ``seq``, ``rules_version``; derived ``cards_held`` ignored."""
 
+    WIRE_DESCRIPTION = (
+        "The whole truth of a Snap game (§5), face-down stocks included. On input `game`, `seq`,\n"
+        "`rules_version`, `options` and `stall` may be left out, and the derived `cards_held` is ignored.\n"
+    )
+
+    rules_version = RulesVersion(engine.GAME)
     players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
-    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
-    stocks = fields.List(CardList(PACK, 0, 52), required=True, validate=validate.Length(2, MAX_SEATS))
-    faceups = fields.List(CardList(PACK, 0, 52), required=True, validate=validate.Length(2, MAX_SEATS))
-    faceup_seq = fields.List(_Seq(allow_none=True), required=True, validate=validate.Length(2, MAX_SEATS))
-    pool = CardList(PACK, 0, 52, required=True)
+    phase = StrictString(
+        required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "SnapPhase"}
+    )
+    stocks = _Piles("Face-down stocks, top card first.")
+    faceups = _Piles("Face-up piles, oldest first (the last card is the visible top).")
+    faceup_seq = fields.List(
+        _Seq(allow_none=True),
+        required=True,
+        validate=validate.Length(2, MAX_SEATS),
+        metadata={"description": "The flip number of each face-up pile's top card (`null` for an empty pile)."},
+    )
+    pool = CardList(PACK, 0, 52, required=True, metadata={"description": "The centre Snap pool, oldest first."})
     pool_seq = _Seq(required=True, allow_none=True)
     flip_count = StrictInt(required=True, validate=validate.Range(0, 2**31))
     last_flipper = _Seat(required=True, allow_none=True)
-    to_move = _Seat(required=True, allow_none=True)
-    last_flip_at = StrictInt(required=True, allow_none=True, validate=validate.Range(0, MAX_AT))
-    winners = fields.List(_Seat(), required=True, allow_none=True, validate=validate.Length(1, MAX_SEATS))
-    last_result = fields.Nested(ResultSchema, required=True, allow_none=True)
-    stall = StrictInt(validate=validate.Range(0, 2**31))
-    cards_held = fields.Raw(load_only=True)
+    to_move = _Seat(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The seat that flips next; `null` when nobody can flip (only calls, or the game is over)."},
+    )
+    last_flip_at = ClaimAt(
+        required=True,
+        allow_none=True,
+        metadata={"description": "`at` of the latest flip that carried one; calls stamped before it are stale."},
+    )
+    winners = fields.List(
+        _Seat(),
+        required=True,
+        allow_none=True,
+        validate=validate.Length(1, MAX_SEATS),
+        metadata={"description": "The winning seats once the game is over (several after a tied end), else `null`."},
+    )
+    last_result = fields.Nested(ResultSchema, required=True, allow_none=True, metadata={"contract": RESULT})
+    stall = StrictInt(
+        validate=validate.Range(0, 2**31), metadata={"description": "Flips since a card last changed owner (§7 rule 3)."}
+    )
+    cards_held = fields.Raw(
+        load_only=True,
+        metadata={"description": "Derived (ignored on input); stock plus face-up pile.", "contract": CLAIM_COUNTS},
+    )
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
@@ -157,7 +207,7 @@ MOVES: Final = claim_moves(
 )
 
 CONTRACT: Final = Contract(
-    MOVES, ANY_CARD, "Seat", rules_version=False,
+    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE,
     options="§3 options. Omitted options take their defaults; an unknown or invalid one (also `dealer` ≥ players) is 422 "
     "`invalid_option`.",
 )
