@@ -75,7 +75,7 @@ class Loaded:
         the field allows it."""
         meta = f.metadata
         schema = meta["contract"] if "contract" in meta else self.field(f)
-        if f.allow_none:
+        if f.allow_none and not _admits_null(schema):
             schema = {"anyOf": [schema, _NULL]}
         if "description" in meta:
             base = schema if isinstance(schema, Mapping) else {"$ref": schema}
@@ -126,6 +126,15 @@ class Loaded:
         if isinstance(f, fields.List):
             return _array(self.member(f.inner), *_length(f))
         raise TypeError(f"{type(f).__name__} {f.name!r} has no contract: give it metadata 'contract' or a contract() method")
+
+
+def _admits_null(schema: Any) -> bool:
+    """Whether ``schema`` (a wire or a fragment) already lists ``null`` among its branches."""
+    if isinstance(schema, Wire):
+        schema = schema.schema
+    if not isinstance(schema, Mapping):
+        return False
+    return any(_NULL == branch or _admits_null(branch) for branch in (*schema.get("anyOf", ()), *schema.get("oneOf", ())))
 
 
 def _validators(f: fields.Field[Any]) -> list[Any]:
