@@ -13,13 +13,15 @@ from marshmallow import ValidationError, fields, post_load, validate
 
 from ..cards import Card
 from ..cards.packs import by_text, full_52
+from ..cards.shuffle import MAX_SEED
 from ..engines import stukolka as engine
 from .common import (
     state_schema,
     to_wire,
 )
-from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
-from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, next_deal, optional, seat
+from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
+from .loaded import Loaded
+from .moves import ANY_CARD, SUIT, Bad, Move, Moves, Wire, card_of, next_deal, optional, seat
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -52,7 +54,7 @@ OPTIONS: Final = OptionsSchema()
 
 
 def _Seat(**kw: Any) -> StrictInt:
-    return StrictInt(validate=validate.Range(0, MAX_SEAT), **kw)
+    return SeatField(MAX_SEAT + 1, **kw)
 
 
 def _Card(**kw: Any) -> CardField:
@@ -63,8 +65,22 @@ def _Cards(lo: int, hi: int, **kw: Any) -> CardList:
     return CardList(PACK, lo, hi, **kw)
 
 
-def _PerSeat(inner: fields.Field[Any]) -> fields.List[Any]:
-    return fields.List(inner, required=True, validate=validate.Length(3, MAX_SEAT + 1))
+def _PerSeat(inner: fields.Field[Any], **kw: Any) -> fields.List[Any]:
+    return fields.List(inner, required=True, validate=validate.Length(3, MAX_SEAT + 1), **kw)
+
+
+_REF: Final = "#/components/schemas/"
+PER_SEAT_COUNT: Final = Wire(
+    {"description": "One count per seat.", "type": "array", "minItems": 3, "maxItems": MAX_SEAT + 1,
+     "items": {"type": "integer", "minimum": 0}},
+    name="StukolkaPerSeatCount",
+)
+"""Per-seat counts a result and the derived ``tricks_won`` carry (one per seat: ``check_state``)."""
+_VIOLATION_CODE: Final = "A rule of §6.4 (lead and follow obligations)."
+
+
+def _Derived(text: str, contract: Any) -> fields.Raw:
+    return fields.Raw(load_only=True, metadata={"description": "Derived (ignored on input)" + text, "contract": contract})
 
 
 
@@ -78,6 +94,7 @@ class TrickCardSchema(StrictSchema):
 
 
 class CompletedTrickSchema(StrictSchema):
+    WIRE_DESCRIPTION = "A finished trick, its cards in play order (from its leader, clockwise over the seats in play)."
     cards = _Cards(1, MAX_SEAT + 1, required=True)
     winner = _Seat(required=True)
 
@@ -87,8 +104,13 @@ class CompletedTrickSchema(StrictSchema):
 
 
 class ViolationSchema(StrictSchema):
+    WIRE_DESCRIPTION = "§6.5 a breach accepted in `penalize` mode."
     player = _Seat(required=True)
-    code = StrictString(required=True, validate=validate.OneOf(engine.VIOLATION_CODES))
+    code = StrictString(
+        required=True,
+        validate=validate.OneOf(engine.VIOLATION_CODES),
+        metadata={"wire_name": "StukolkaViolationCode", "wire_description": _VIOLATION_CODE},
+    )
     trick = StrictInt(required=True, validate=validate.Range(1, engine.TRICKS))
     card = _Card(required=True)
 
@@ -114,16 +136,30 @@ class WinningsField(fields.Field[tuple[engine.Winning, ...]]):
             out.append(engine.Winning(_SEAT_KEYS[key], amount))
         return tuple(sorted(out))
 
+    def contract(self, loaded: Loaded) -> dict[str, Any]:
+        """Seat keys (as strings) to positive amounts."""
+        return {"type": "object", "properties": {key: {"type": "integer", "minimum": 1} for key in _SEAT_KEYS}}
+
 
 class PlayedResultSchema(StrictSchema):
     kind = StrictString(required=True, validate=validate.Equal("played"))
     pot = StrictInt(required=True, validate=_MONEY)
-    third = StrictInt(required=True, validate=_MONEY)
-    remiz = StrictInt(required=True, validate=_MONEY)
-    tricks = fields.List(StrictInt(validate=validate.Range(0, engine.TRICKS)), required=True)
-    winnings = WinningsField(required=True)
-    remized = fields.List(_Seat(), required=True)
-    penalized = fields.List(_Seat(), required=True)
+    third = StrictInt(required=True, validate=_MONEY, metadata={"description": "floor(pot / 3), paid for each trick."})
+    remiz = StrictInt(
+        required=True, validate=_MONEY, metadata={"description": "What each remized or penalized seat paid into the carry."}
+    )
+    tricks = fields.List(
+        StrictInt(validate=validate.Range(0, engine.TRICKS)), required=True, metadata={"contract": PER_SEAT_COUNT}
+    )  # one count per seat: check_state (they must be the tricks won)
+    winnings = WinningsField(
+        required=True,
+        metadata={
+            "description": 'Trick money paid out, by seat (`"1": 2`); seats that took no trick, and the defender, are not\n'
+            "listed.\n"
+        },
+    )
+    remized = fields.List(_Seat(), required=True, metadata={"description": "Seats in play (not the defender) that took no trick."})
+    penalized = fields.List(_Seat(), required=True, metadata={"description": "Seats charged a penalty remiz (`penalize` mode)."})
     carry = StrictInt(required=True, validate=_MONEY)
 
     @post_load
@@ -157,6 +193,21 @@ class ResultField(fields.Field[engine.Result]):
         schema = _PLAYED if value.get("kind") == "played" else _NO_PLAY
         return schema.load(value)  # type: ignore[no-any-return]
 
+    def contract(self, loaded: Loaded) -> Wire:
+        """``StukolkaResult``: the two shapes, told apart by ``kind``."""
+        played, no_play = loaded.nested(PlayedResultSchema), loaded.nested(NoPlayResultSchema)
+        return Wire(
+            {
+                "description": "§7.1 the settlement of the deal just ended (`null` while a deal is in progress).",
+                "oneOf": [played, no_play],
+                "discriminator": {
+                    "propertyName": "kind",
+                    "mapping": {k.value: (played if k is engine.Kind.PLAYED else no_play).ref()["$ref"] for k in engine.Kind},
+                },
+            },
+            name="StukolkaResult",
+        )
+
 
 _DERIVED: Final = ("trump", "stock_count", "tricks_won")
 
@@ -164,30 +215,104 @@ _DERIVED: Final = ("trump", "stock_count", "tricks_won")
 class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``StukolkaState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
+    WIRE_DESCRIPTION = (
+        "The whole truth of a Stukolka game (§5), hidden parts included. Responses carry every\n"
+        "member below; on input `game`, `seq`, `rules_version`, `seed`, `options` and the derived\n"
+        "values (`trump`, `stock_count`, `tricks_won`) may be left out, and the derived values are\n"
+        "ignored. The accounts must balance: `sum(balances) + pot = 0` during a deal,\n"
+        "`sum(balances) + carry = 0` once it is over (else 422 `invalid_state`).\n"
+    )
+
+    seed = StrictInt(
+        allow_none=True,
+        validate=validate.Range(0, MAX_SEED),
+        metadata={
+            "description": "The game's seed, kept so that later deals stay reproducible; `null` if none.",
+            "contract": {"$ref": _REF + "Seed"},
+        },
+    )  # the head's, in this game's words
     players = StrictInt(required=True, validate=validate.Range(3, MAX_SEAT + 1))
-    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    phase = StrictString(
+        required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "StukolkaPhase"}
+    )
     deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
     dealer = _Seat(required=True)
-    to_move = _Seat(required=True, allow_none=True)
-    hands = _PerSeat(_Cards(0, engine.HAND_SIZE))
+    to_move = _Seat(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The seat to act; `null` once the deal is over (the envelope then names the next dealer)."},
+    )
+    hands = _PerSeat(
+        _Cards(0, engine.HAND_SIZE),
+        metadata={"description": "Each seat's cards (order not significant); a passed seat keeps its folded hand."},
+    )
     turnup = _Card(required=True)
-    stock = _Cards(0, len(PACK), required=True)
-    declarations = _PerSeat(StrictString(allow_none=True, validate=validate.OneOf([d.value for d in engine.Declaration])))
-    in_play = fields.List(_Seat(), required=True, validate=validate.Length(max=MAX_SEAT + 1))
-    defender = _Seat(required=True, allow_none=True)
-    exchanged = _PerSeat(StrictInt(allow_none=True, validate=validate.Range(0, 3)))
-    discards = _PerSeat(_Cards(0, 3))
-    leader = _Seat(required=True, allow_none=True)
-    trick = fields.List(fields.Nested(TrickCardSchema), required=True, validate=validate.Length(max=MAX_SEAT + 1))
-    completed_tricks = fields.List(fields.Nested(CompletedTrickSchema), required=True, validate=validate.Length(max=engine.TRICKS))
-    pot = StrictInt(required=True, validate=_MONEY)
-    carry = StrictInt(required=True, validate=_MONEY)
-    balances = _PerSeat(StrictInt())
-    violations = fields.List(fields.Nested(ViolationSchema), required=True, validate=validate.Length(max=3 * (MAX_SEAT + 1)))
+    stock = _Cards(0, len(PACK), required=True, metadata={"description": "Undealt cards, top first."})
+    declarations = _PerSeat(
+        StrictString(allow_none=True, validate=validate.OneOf([d.value for d in engine.Declaration])),
+        metadata={
+            "wire_name": "StukolkaDeclarations",
+            "wire_description": "Per seat, `null` until it declares, then `tap` or `pass`.",
+        },
+    )
+    in_play = fields.List(
+        _Seat(),
+        required=True,
+        validate=validate.Length(max=MAX_SEAT + 1),
+        metadata={"description": "The seats that play the tricks, eldest first."},
+    )
+    defender = _Seat(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The dealer defending the pot against a lone tapper (§6.3), or `null`."},
+    )
+    exchanged = _PerSeat(
+        StrictInt(allow_none=True, validate=validate.Range(0, 3)),
+        metadata={"description": "Per seat, `null` or how many cards it exchanged."},
+    )
+    discards = _PerSeat(_Cards(0, 3), metadata={"description": "Per seat, the cards it discarded when buying."})
+    leader = _Seat(
+        required=True,
+        allow_none=True,
+        metadata={"description": "The seat that led the current trick (`null` outside the play phase)."},
+    )
+    trick = fields.List(
+        fields.Nested(TrickCardSchema),
+        required=True,
+        validate=validate.Length(max=MAX_SEAT + 1),
+        metadata={"wire_name": "StukolkaTrick", "wire_description": "The trick in progress, in play order."},
+    )
+    completed_tricks = fields.List(
+        fields.Nested(CompletedTrickSchema),
+        required=True,
+        validate=validate.Length(max=engine.TRICKS),
+        metadata={"wire_name": "StukolkaCompletedTricks"},
+    )
+    pot = StrictInt(
+        required=True, validate=_MONEY, metadata={"description": "The amount played for in this deal (fixed at its start)."}
+    )
+    carry = StrictInt(
+        required=True, validate=_MONEY, metadata={"description": "0 during a deal; after settlement, what opens the next pot."}
+    )
+    balances = _PerSeat(
+        StrictInt(
+            metadata={
+                "wire_name": "StukolkaMoney",
+                "wire_description": "An amount of money (integer units; balances may be negative).",
+            }
+        ),
+        metadata={"wire_name": "StukolkaPerSeatMoney", "wire_description": "One amount per seat."},
+    )
+    violations = fields.List(
+        fields.Nested(ViolationSchema),
+        required=True,
+        validate=validate.Length(max=3 * (MAX_SEAT + 1)),
+        metadata={"wire_name": "StukolkaViolations"},
+    )
     last_result = ResultField(required=True, allow_none=True)
-    trump = fields.Raw(load_only=True)
-    stock_count = fields.Raw(load_only=True)
-    tricks_won = fields.Raw(load_only=True)
+    trump = _Derived("; the suit of the turn-up.", SUIT)
+    stock_count = _Derived(".", {"type": "integer", "minimum": 0})
+    tricks_won = _Derived("; tricks each seat took this deal.", PER_SEAT_COUNT)
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
@@ -304,7 +429,7 @@ VIOLATION: Final = Wire(
     {
         "anyOf": [
             Wire(
-                {"description": "A rule of §6.4 (lead and follow obligations).", "type": "string", "enum": list(engine.VIOLATION_CODES)},
+                {"description": _VIOLATION_CODE, "type": "string", "enum": list(engine.VIOLATION_CODES)},
                 name="StukolkaViolationCode",
             ),
             {"type": "null"},
@@ -348,5 +473,6 @@ CONTRACT: Final = Contract(
     options="§3 options. Omitted options take their defaults; an unknown or invalid one is 422 `invalid_option` "
     "(`dealer` must also be a seat of the game).",
     option_schemas={"stake": {"multipleOf": 3}},
+    state=STATE,
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -16,12 +16,14 @@ from marshmallow import ValidationError, fields, post_load, validate
 
 from ..cards import Card
 from ..cards.packs import by_text
+from ..cards.shuffle import MAX_SEED
 from ..engines import yukon as engine
 from .common import (
     options_schema,
     state_schema,
 )
-from .fields import CardField, CardList, StrictInt, StrictSchema, StrictString
+from .fields import CardField, CardList, SeatField, StrictInt, StrictSchema, StrictString
+from .loaded import Loaded
 from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, next_deal, seat
 from .wrappers import Contract
 
@@ -33,7 +35,11 @@ MAX_SEAT: Final = max(engine.PLAYER_COUNTS) - 1
 
 
 def _Seat(**kw: Any) -> StrictInt:
-    return StrictInt(validate=validate.Range(0, MAX_SEAT), **kw)  # below the player count: check_state
+    return SeatField(MAX_SEAT + 1, **kw)  # below the player count: check_state
+
+
+def _Side(**kw: Any) -> StrictInt:
+    return StrictInt(validate=validate.Range(0, MAX_SEAT), **kw)  # below the side count: check_state
 
 
 def _Ints(**kw: Any) -> fields.List[Any]:
@@ -41,9 +47,40 @@ def _Ints(**kw: Any) -> fields.List[Any]:
     return fields.List(StrictInt(validate=validate.Range(0, MAX_SCORE)), validate=validate.Length(2, 4), **kw)
 
 
+def _Hands(**kw: Any) -> fields.List[Any]:
+    """One list of cards per seat."""
+    return fields.List(CardList(PACK, 0, len(PACK)), required=True, validate=validate.Length(2, 4), **kw)
+
+
+SEAT: Final = seat(
+    "YukonSeat", {"description": "A seat, below the player count (2, 3 or 4).", "type": "integer", "minimum": 0, "maximum": 3}
+)
+CARD: Final = Wire(
+    {"description": "A card of the 52-card pack (three players play without the option `removed_two`).", "$ref": ANY_CARD},
+    card_of(PACK),
+    "YukonCard",
+)
+_REF: Final = "#/components/schemas/"
+PER_SEAT: Final = Wire(
+    {"description": "One non-negative integer per seat.", "type": "array", "minItems": 2, "maxItems": 4,
+     "items": {"type": "integer", "minimum": 0}},
+    name="YukonPerSeat",
+)
+"""Per-seat counts the state derives (and views and scores carry): not checked on input."""
+SIDES: Final = Wire(
+    {"description": "The side of each seat (§2), e.g. `[0, 1, 0, 1]` for four partnered players.", "type": "array",
+     "minItems": 2, "maxItems": 4, "items": {"type": "integer", "minimum": 0, "maximum": 3}},
+    name="YukonSides",
+)
+"""Each seat's side, derived (and carried by views and scores): not checked on input."""
+
+
+def _Derived(contract: Any) -> fields.Raw:
+    return fields.Raw(load_only=True, metadata={"description": "Derived (ignored on input).", "contract": contract})
 
 
 class PlayedSchema(StrictSchema):
+    WIRE_DESCRIPTION = "A card and the seat that played it."
     player = _Seat(required=True)
     card = CardField(PACK, required=True)
 
@@ -53,15 +90,32 @@ class PlayedSchema(StrictSchema):
 
 
 class LastTrickSchema(StrictSchema):
-    cards = fields.List(fields.Nested(PlayedSchema), required=True, validate=validate.Length(2, 4))
+    cards = fields.List(
+        fields.Nested(PlayedSchema),
+        required=True,
+        validate=validate.Length(2, 4),
+        metadata={"description": "The trick's cards in play order."},
+    )
     winner = _Seat(required=True)
-    points = StrictInt(required=True, validate=validate.Range(0, engine.HAND_POINTS_TOTAL))
-    draws = fields.List(fields.Nested(PlayedSchema), required=True, validate=validate.Length(max=4))
+    points = StrictInt(
+        required=True, validate=validate.Range(0, engine.HAND_POINTS_TOTAL), metadata={"description": "Card points of the trick (§2)."}
+    )
+    draws = fields.List(
+        fields.Nested(PlayedSchema),
+        required=True,
+        validate=validate.Length(max=4),
+        metadata={"description": "The draws after the trick, the winner first; `[]` once the stock is empty."},
+    )
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.LastTrick:
         return engine.LastTrick(tuple(d["cards"]), d["winner"], d["points"], tuple(d["draws"]))
 
+
+_LAST_TRICK: Final = Loaded("Yukon", CARD, SEAT).nested(LastTrickSchema).schema
+"""The state's ``last_trick`` object, written in place (the loader's own nested wire, unnamed):
+``YukonLastTrick`` is the views' shape, whose draws may hide their card (``null``), which a posted
+state's may not."""
 
 _DERIVED: Final = ("hand_counts", "stock_count", "won_counts", "sides")
 
@@ -69,24 +123,59 @@ _DERIVED: Final = ("hand_counts", "stock_count", "won_counts", "sides")
 class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``YukonState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
+    WIRE_DESCRIPTION = (
+        "The whole truth of a Yukon game (§5), hidden parts included. Responses carry every member\n"
+        "below; on input `game`, `seq`, `rules_version`, `seed`, `options` and the derived values\n"
+        "(`hand_counts`, `stock_count`, `won_counts`, `sides`) may be left out (`seq` then counts\n"
+        "from 0, `options` take their defaults), and the derived values are ignored. Any other\n"
+        "member is 422 `invalid_state`.\n"
+    )
+
+    seed = StrictInt(
+        allow_none=True,
+        validate=validate.Range(0, MAX_SEED),
+        metadata={
+            "description": "The game's seed, kept so that later hands stay reproducible; `null` if none.",
+            "contract": {"$ref": _REF + "Seed"},
+        },
+    )  # the head's, in this game's words
     players = StrictInt(required=True, validate=validate.OneOf(engine.PLAYER_COUNTS))
-    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    phase = StrictString(
+        required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "YukonPhase"}
+    )
     dealer = _Seat(required=True)
     hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000))
-    hands = fields.List(CardList(PACK, 0, len(PACK)), required=True, validate=validate.Length(2, 4))
-    stock = CardList(PACK, 0, len(PACK), required=True)
-    trick = fields.List(fields.Nested(PlayedSchema), required=True, validate=validate.Length(max=3))
+    hands = _Hands(metadata={"description": "Each seat's cards (dealt order, drawn cards appended)."})
+    stock = CardList(PACK, 0, len(PACK), required=True, metadata={"description": "The face-down stock, top first."})
+    trick = fields.List(
+        fields.Nested(PlayedSchema),
+        required=True,
+        validate=validate.Length(max=3),
+        metadata={"wire_name": "YukonTrick", "wire_description": "The trick in progress, in play order (the leader first)."},
+    )
     leader = _Seat(required=True)
-    to_move = _Seat(required=True, allow_none=True)
-    won = fields.List(CardList(PACK, 0, len(PACK)), required=True, validate=validate.Length(2, 4))
-    last_trick = fields.Nested(LastTrickSchema, required=True, allow_none=True)
-    hand_points = _Ints(required=True, allow_none=True)
-    scores = _Ints(required=True)
-    winner = _Seat(required=True, allow_none=True)
-    hand_counts = fields.Raw(load_only=True)
-    stock_count = fields.Raw(load_only=True)
-    won_counts = fields.Raw(load_only=True)
-    sides = fields.Raw(load_only=True)
+    to_move = _Seat(required=True, allow_none=True, metadata={"description": "The seat to play; `null` outside phase `play`."})
+    won = _Hands(metadata={"description": "The cards each seat has taken in tricks this hand, in play order."})
+    last_trick = fields.Nested(
+        LastTrickSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "The latest completed trick (§5), `null` before the first one of a hand.",
+            "contract": _LAST_TRICK,
+        },
+    )
+    hand_points = _Ints(
+        required=True, allow_none=True, metadata={"description": "Points per side of the finished hand; `null` during play."}
+    )
+    scores = _Ints(required=True, metadata={"description": "Running points per side, finished hands included."})
+    winner = _Side(
+        required=True, allow_none=True, metadata={"description": "The winning side once the game is over, else `null`."}
+    )
+    hand_counts = _Derived(PER_SEAT)
+    stock_count = _Derived({"type": "integer", "minimum": 0, "maximum": 42})
+    won_counts = _Derived(PER_SEAT)
+    sides = _Derived(SIDES)
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
@@ -181,14 +270,6 @@ def _deck(value: Any) -> tuple[Card, ...]:
     return tuple(out)
 
 
-SEAT: Final = seat(
-    "YukonSeat", {"description": "A seat, below the player count (2, 3 or 4).", "type": "integer", "minimum": 0, "maximum": 3}
-)
-CARD: Final = Wire(
-    {"description": "A card of the 52-card pack (three players play without the option `removed_two`).", "$ref": ANY_CARD},
-    card_of(PACK),
-    "YukonCard",
-)
 MOVES: Final = Moves(
     engine.GAME,
     description="A Yukon move (§6). Every move may carry an integer `at` (a client timestamp), which Yukon\n"
@@ -206,5 +287,5 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "YukonSeat")
+CONTRACT: Final = Contract(MOVES, CARD, "YukonSeat", state=STATE)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""
