@@ -135,3 +135,20 @@ def test_every_games_problem_codes_are_its_rules_pages_own() -> None:
         own = [code for code in table(page, "## 8. Errors", "\n## 9.") if code not in common]
         assert list(ENGINES[game].GAME.codes) == own, game
         assert wanted[codec.moves.prefix + "ProblemCode"]["enum"] == own, game
+
+
+def test_no_component_is_left_unreferenced() -> None:
+    """A component the declarations stopped using would linger in the file (the writer replaces
+    components, it never deletes one): every component is referred to from another, but the
+    problem-code families, which document ``ProblemCode``'s codes one family at a time."""
+    import json
+    import re
+
+    schemas = SPEC["components"]["schemas"]
+    referred = set(re.findall(r"#/components/schemas/([A-Za-z0-9_]+)", json.dumps(SPEC)))
+    unreferenced = {name for name in schemas if name not in referred}
+    families = {name for name in unreferenced if name.endswith("ProblemCode")}
+    assert unreferenced == families
+    assert families == {"HttpProblemCode", "RulesProblemCode", "RecordProblemCode"} | {
+        codec.moves.prefix + "ProblemCode" for codec in SCHEMAS.values()
+    }
