@@ -21,12 +21,14 @@ from .common import (
     to_wire,
     wire_record,
 )
-from .fields import CardList, StrictBool, StrictInt, StrictSchema, StrictString
+from .fields import CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
+from .loaded import Loaded
 from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, next_deal, optional, seat
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 FULL_PACK: Final = engine.PACKS[52]  # the 36-card pack is a subset; check_state checks the chosen pack
+MIN_SEATS: Final = min(engine.PLAYER_COUNTS)
 MAX_SEATS: Final = max(engine.PLAYER_COUNTS)
 
 
@@ -48,8 +50,15 @@ def _Cards(lo: int, hi: int, **kw: Any) -> CardList:
     return CardList(FULL_PACK, lo, hi, **kw)
 
 
+def _Hand(**kw: Any) -> CardList:
+    """A seat's face-down or face-up cards (``BraggingCards``)."""
+    kw["metadata"] = {"wire_name": "BraggingCards", **kw.get("metadata", {})}
+    return _Cards(0, 4, **kw)
+
+
 class _PerSeat(fields.Field[tuple[Any, ...]]):
-    """A list of 2 to 8 entries (one per seat), each loaded by ``inner``."""
+    """A list of 2 to 8 entries (one per seat), each loaded by ``inner``; the contract writes a
+    nullable scalar entry as ``type: [<type>, 'null']``."""
 
     default_error_messages = {"type": "Must be a list with one entry per seat (2 to 8)."}
 
@@ -58,7 +67,7 @@ class _PerSeat(fields.Field[tuple[Any, ...]]):
         self.inner = inner
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[Any, ...]:
-        if not isinstance(value, list) or not 2 <= len(value) <= MAX_SEATS:
+        if not isinstance(value, list) or not MIN_SEATS <= len(value) <= MAX_SEATS:
             raise self.make_error("type")
         out, errors = [], {}
         for i, v in enumerate(value):
@@ -70,6 +79,15 @@ class _PerSeat(fields.Field[tuple[Any, ...]]):
             raise ValidationError(errors)
         return tuple(out)
 
+    def contract(self, loaded: Loaded) -> dict[str, Any]:
+        """The list's schema: one entry per seat, each as ``inner`` loads it."""
+        items = loaded.member(self.inner)
+        if self.inner.allow_none and not self.inner.metadata:
+            own = loaded.field(self.inner)
+            if isinstance(own, Mapping) and isinstance(own.get("type"), str):
+                items = {**own, "type": [own["type"], "null"]}
+        return {"type": "array", "minItems": MIN_SEATS, "maxItems": MAX_SEATS, "items": items}
+
 
 def _Money(**kw: Any) -> StrictInt:
     return StrictInt(validate=validate.Range(-MAX_INT, MAX_INT), **kw)
@@ -80,7 +98,13 @@ def _Amount(**kw: Any) -> StrictInt:
 
 
 def _Seat(**kw: Any) -> StrictInt:
-    return StrictInt(validate=validate.Range(0, MAX_SEATS - 1), **kw)
+    return SeatField(MAX_SEATS, **kw)
+
+
+def _Seats(**kw: Any) -> fields.List[Any]:
+    """A list of seats, at most one entry per seat (``BraggingSeats``)."""
+    kw["metadata"] = {"wire_name": "BraggingSeats", **kw.get("metadata", {})}
+    return fields.List(_Seat(), validate=validate.Length(max=MAX_SEATS), **kw)
 
 
 class _SeatKeyed(fields.Field[tuple[tuple[int, Any], ...]]):
@@ -103,17 +127,42 @@ class _SeatKeyed(fields.Field[tuple[tuple[int, Any], ...]]):
                 raise ValidationError({key: err.messages}) from None
         return tuple(sorted(out))
 
+    def contract(self, loaded: Loaded) -> dict[str, Any]:
+        """An object whose every member is as ``inner`` loads it (its keys are seat numbers)."""
+        return {"type": "object", "additionalProperties": loaded.member(self.inner)}
+
+
+_VALUE_LEN: Final = (2, 6)
+_VALUE_MAX: Final = 100
+
 
 class _Value(fields.Field[tuple[int, ...]]):
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[int, ...]:
-        if not isinstance(value, list) or not 2 <= len(value) <= 6 or not all(type(v) is int and 0 <= v <= 100 for v in value):
+        lo, hi = _VALUE_LEN
+        if not isinstance(value, list) or not lo <= len(value) <= hi or not all(type(v) is int and 0 <= v <= _VALUE_MAX for v in value):
             raise ValidationError("Must be a hand value [category, n1, ...].")
         return tuple(value)
 
+    def contract(self, loaded: Loaded) -> dict[str, Any]:
+        """The loader's bounds of a hand value (``BraggingValue`` states no maximum)."""
+        lo, hi = _VALUE_LEN
+        return {"type": "array", "minItems": lo, "maxItems": hi, "items": {"type": "integer", "minimum": 0, "maximum": _VALUE_MAX}}
+
+
+SEAT: Final = seat("BraggingSeat", {"type": "integer", "minimum": 0, "maximum": MAX_SEATS - 1})
+SEATS: Final = Wire({"type": "array", "maxItems": MAX_SEATS, "items": SEAT}, name="BraggingSeats")
+"""The derived ``order``'s schema: the seats schema the loader's seat lists (``_Seats``) are written as."""
+
 
 class ResultSchema(StrictSchema):
+    WIRE_DESCRIPTION = (
+        "§7.1 `last_result`: `kind` (`showdown`, `uncontested`, or `tie_carried` under the\n"
+        "`carry` tie rule, when `winners` are the tied seats and nobody is paid), the pot, each\n"
+        "paid seat's share, and for a showdown each active seat's value and four cards. The\n"
+        "per-seat members are objects keyed by seat number.\n"
+    )
     kind = StrictString(required=True, validate=validate.OneOf([k.value for k in engine.ResultKind]))
-    winners = fields.List(_Seat(), required=True, validate=validate.Length(max=MAX_SEATS))
+    winners = _Seats(required=True)
     pot = _Amount(required=True)
     shares = _SeatKeyed(_Amount(), required=True)
     values = _SeatKeyed(_Value(), required=True)
@@ -129,30 +178,51 @@ class ResultSchema(StrictSchema):
 _DERIVED: Final = ("eldest", "order")
 
 
+def _Derived(text: str, contract: Wire) -> fields.Raw:
+    return fields.Raw(load_only=True, metadata={"description": "Derived (ignored on input); " + text, "contract": contract})
+
+
 class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``BraggingState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
-    players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
+    WIRE_DESCRIPTION = (
+        "The whole truth of a Bragging game (§5), hidden parts included. Responses carry every\n"
+        "member below; on input `game`, `seq`, `rules_version`, `seed`, `options` and the derived\n"
+        "values (`eldest`, `order`) may be left out, and the derived values are ignored. Invariant:\n"
+        "`sum(balances) + pot + carry == 0`.\n"
+    )
+
+    players = StrictInt(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
     hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000))
     dealer = _Seat(required=True)
-    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
-    to_move = _Seat(required=True, allow_none=True)
-    blinds = _PerSeat(_Amount(), required=True)
-    hidden = _PerSeat(_Cards(0, 4), required=True)
-    up = _PerSeat(_Cards(0, 4), required=True)
-    exposed_count = _PerSeat(StrictInt(allow_none=True, validate=validate.Range(0, 2)), required=True)
-    deck = _Cards(0, 52, required=True)
-    dead = _Cards(0, 52, required=True)
+    phase = StrictString(
+        required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "BraggingPhase"}
+    )
+    to_move = _Seat(required=True, allow_none=True, metadata={"description": "The seat to act; null once the hand is over."})
+    blinds = _PerSeat(
+        _Amount(), required=True, metadata={"description": "Blind / over-blind staked before the deal (0 = none), per seat."}
+    )
+    hidden = _PerSeat(_Hand(), required=True, metadata={"description": "Each seat's face-down cards."})
+    up = _PerSeat(_Hand(), required=True, metadata={"description": "Each seat's face-up cards."})
+    exposed_count = _PerSeat(
+        StrictInt(allow_none=True, validate=validate.Range(0, 2)),
+        required=True,
+        metadata={"description": "Cards each seat turned up in the exposure phase, or null (not eligible, or not yet)."},
+    )
+    deck = _Cards(0, 52, required=True, metadata={"description": "Undealt cards during the deal (top first)."})
+    dead = _Cards(0, 52, required=True, metadata={"description": "Cards put aside after the deal; never shown."})
     folded = _PerSeat(StrictBool(), required=True)
-    contrib = _PerSeat(_Amount(), required=True)
+    contrib = _PerSeat(
+        _Amount(), required=True, metadata={"description": "Each seat's bets this hand (blind included, ante excluded)."}
+    )
     current_bet = _Amount(required=True)
-    pending = fields.List(_Seat(), required=True, validate=validate.Length(max=MAX_SEATS))
+    pending = _Seats(required=True, metadata={"description": "Seats still to act in the betting round, in seat order."})
     pot = _Amount(required=True)
-    carry = _Amount(required=True)
-    balances = _PerSeat(_Money(), required=True)
+    carry = _Amount(required=True, metadata={"description": "A carried tie's pot, which opens the next hand's pot."})
+    balances = _PerSeat(_Money(), required=True, metadata={"description": "Net money per seat (may be negative)."})
     last_result = fields.Nested(ResultSchema, required=True, allow_none=True)
-    eldest = fields.Raw(load_only=True)
-    order = fields.Raw(load_only=True)
+    eldest = _Derived("the seat on the dealer's left.", SEAT)
+    order = _Derived("every seat from the eldest, dealer last.", SEATS)
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
@@ -207,7 +277,6 @@ def _cards_of(value: Any) -> tuple[Card, ...]:
     return tuple(CARD.parse(v) for v in value)
 
 
-SEAT: Final = seat("BraggingSeat", {"type": "integer", "minimum": 0, "maximum": 7})
 CARD: Final = Wire(
     {"description": "A card of the chosen pack (52 cards, or 36 with ranks 6 to A).", "$ref": ANY_CARD},
     card_of(FULL_PACK),
@@ -268,5 +337,5 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "BraggingSeat", title="Bragging (Russian four-card brag)")
+CONTRACT: Final = Contract(MOVES, CARD, "BraggingSeat", title="Bragging (Russian four-card brag)", state=STATE)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""
