@@ -21,12 +21,16 @@ from .common import (
     wire_record,
 )
 from .fields import CardField, CardList, IntList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
-from .moves import ANY_CARD, Move, Moves, Wire, card_of, deck_of, next_deal, seat
+from .loaded import Loaded
+from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck_of, next_deal, seat
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
 PACK: Final = engine.PACK
 MAX_SCORE: Final = 100_000
+
+SEAT: Final = seat("CaliforniaJackSeat", {"type": "integer", "enum": [0, 1]})
+CARD: Final = Wire({"description": "A card of the standard 52-card pack.", "$ref": ANY_CARD}, card_of(PACK), "CaliforniaJackCard")
 
 
 # --- options (§3): the simple ones from the shared builder, plus the start_scores pair ----------
@@ -148,15 +152,61 @@ def _draw(value: Any) -> engine.Draw:
     return engine.Draw(trick, player, card, public)  # type: ignore[arg-type]
 
 
+# Each record's contract beside its parser (the parsers above check exactly these members and bounds).
+PLAYED: Final = Wire(
+    {
+        "description": "A card of a trick and the seat that played it.",
+        "type": "object",
+        "required": ["player", "card"],
+        "properties": {"player": SEAT, "card": CARD},
+    },
+    _played,
+    "CaliforniaJackPlayedCard",
+)
+TRICK: Final = Wire(
+    {
+        "description": "A completed trick with the trump it was played under.",
+        "type": "object",
+        "required": ["leader", "cards", "winner", "trump"],
+        "properties": {
+            "leader": SEAT,
+            "cards": {
+                "description": "The leader's card, then the other seat's.", "type": "array", "minItems": 2, "maxItems": 2,
+                "items": PLAYED,
+            },
+            "winner": SEAT,
+            "trump": SUIT,
+        },
+    },
+    _trick,
+    "CaliforniaJackTrick",
+)
+DRAW: Final = Wire(
+    {
+        "description": "A card taken from the stock after trick `trick` (the winner's draw first).",
+        "type": "object",
+        "required": ["trick", "player", "card", "public"],
+        "properties": {
+            "trick": {"type": "integer", "minimum": 1, "maximum": engine.DRAWING_TRICKS},
+            "player": SEAT,
+            "card": CARD,
+            "public": {"description": "Seen by both seats (§4 exposure table).", "type": "boolean"},
+        },
+    },
+    _draw,
+    "CaliforniaJackDraw",
+)
+
+
 class RecordList(fields.Field[tuple[Any, ...]]):
-    """A list of at most ``max_len`` records, each parsed by ``parse``; errors name the index and
-    member (``draws.3.card``)."""
+    """A list of at most ``max_len`` records, each parsed by ``record``'s parser and written as its
+    schema; errors name the index and member (``draws.3.card``)."""
 
     default_error_messages = {"type": "Must be a list.", "length": "Must hold at most {max} entries."}
 
-    def __init__(self, parse: Any, max_len: int, **kwargs: Any) -> None:
+    def __init__(self, record: Wire, max_len: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self._parse, self._max = parse, max_len
+        self._record, self._parse, self._max = record, record.parse, max_len
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[Any, ...]:
         if not isinstance(value, list):
@@ -174,12 +224,39 @@ class RecordList(fields.Field[tuple[Any, ...]]):
             raise ValidationError(errors)
         return tuple(out)
 
+    def contract(self, loaded: Loaded) -> dict[str, Any]:
+        """The list's schema: at most ``max_len`` records."""
+        return {"type": "array", "maxItems": self._max, "items": self._record}
+
+
+class _RecordOrNull(fields.Nested):
+    """A nested record or ``null``, written as one named component that holds both (views refer to
+    it as the member's whole schema): ``wire`` names it, ``text`` describes it."""
+
+    def __init__(self, nested: type[StrictSchema], wire: str, text: str, **kwargs: Any) -> None:
+        super().__init__(nested, allow_none=True, **kwargs)
+        self._wire, self._text = wire, text
+
+    def fast(self) -> Any:
+        """The state's plan loads the record as a plain ``Nested`` would: by the record schema's
+        own (planned) ``load``."""
+        return self.schema.load
+
+    def contract(self, loaded: Loaded) -> Wire:
+        """``{description, anyOf: [<the record>, null]}`` under the component name ``wire``."""
+        assert isinstance(self.nested, type)
+        record = loaded.nested(self.nested).schema
+        return Wire({"description": self._text, "anyOf": [dict(record), {"type": "null"}]}, name=self._wire)
+
 
 class AwardSchema(StrictSchema):
+    WIRE_DESCRIPTION = "One end-of-hand point (§7). `card` is `null` for Game; `seat` is `null` for a tied Game."
     point = StrictString(required=True, validate=validate.OneOf(("high", "low", "jack", "game")))
     card = _Card(required=True, allow_none=True)
     seat = _Seat(required=True, allow_none=True)
-    credited = StrictBool(required=True)
+    credited = StrictBool(
+        required=True, metadata={"description": "False when nobody earned it or counting out ended the game before it."}
+    )
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.Award:
@@ -187,10 +264,19 @@ class AwardSchema(StrictSchema):
 
 
 class LastHandSchema(StrictSchema):
+    """The scoring of a finished hand: its contract is the record inside ``CaliforniaJackLastHand``
+    (``_RecordOrNull``), never a component of its own."""
+
+    WIRE_NAME = "CaliforniaJackLastHandRecord"
     deal_number = StrictInt(required=True, validate=validate.Range(1, MAX_SCORE))
-    trump = SuitField(required=True)
-    awards = fields.List(fields.Nested(AwardSchema), required=True, validate=validate.Length(3, 4))
-    game_totals = IntList(2, 0, 80, required=True)
+    trump = SuitField(required=True, metadata={"description": "The final trump, which decides High, Low and Jack."})
+    awards = fields.List(
+        fields.Nested(AwardSchema),
+        required=True,
+        validate=validate.Length(3, 4),
+        metadata={"description": "High, Low, Jack, then Game (only with `game_point`), in crediting order."},
+    )
+    game_totals = IntList(2, 0, 80, required=True, metadata={"description": "Each seat's card value in tricks (80 in all)."})
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.LastHand:
@@ -199,28 +285,84 @@ class LastHandSchema(StrictSchema):
 
 _DERIVED: Final = ("stock_count", "stock_top", "known_cards", "game_totals")
 
+PAIR: Final = Wire(
+    {"description": "One non-negative integer per seat.", "type": "array", "minItems": 2, "maxItems": 2,
+     "items": {"type": "integer", "minimum": 0}},
+    name="CaliforniaJackPair",
+)
+"""Per-seat counts the state derives (and views, events and scores carry): not checked on input."""
+KNOWN_CARDS: Final = Wire(
+    {
+        "description": "Per seat, the cards now in its hand that it drew publicly.",
+        "type": "array", "minItems": 2, "maxItems": 2,
+        "items": Wire({"type": "array", "items": CARD}, name="CaliforniaJackCards"),
+    },
+    name="CaliforniaJackKnownCards",
+)
+STOCK_TOP: Final = Wire(
+    {"description": "The stock's top card when both seats may see it (§4), else `null`.", "anyOf": [CARD, {"type": "null"}]},
+    name="CaliforniaJackStockTop",
+)
+
+
+def _Derived(text: str, contract: Any) -> fields.Raw:
+    return fields.Raw(
+        load_only=True, allow_none=True, metadata={"description": "Derived (ignored on input)" + (text or "."), "contract": contract}
+    )
+
 
 class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
     """``CaliforniaJackState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
-    phase = StrictString(required=True, validate=validate.OneOf([p.value for p in engine.Phase]))
+    WIRE_DESCRIPTION = (
+        "The whole truth of a California Jack match (§5), hidden parts included. Responses carry\n"
+        "every member below; on input `game`, `seq`, `rules_version`, `seed`, `options` and the\n"
+        "derived values (`stock_count`, `stock_top`, `known_cards`, `game_totals`) may be left out\n"
+        "(`seq` then counts from 0, `options` take their defaults), and the derived values are\n"
+        "ignored. Any other member is 422 `invalid_state`.\n"
+    )
+
+    phase = StrictString(
+        required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "CaliforniaJackPhase"}
+    )
     deal_number = StrictInt(required=True, validate=validate.Range(1, MAX_SCORE))
     dealer = _Seat(required=True)
-    to_move = fields.List(_Seat(), required=True, validate=validate.Length(max=1))
+    to_move = fields.List(
+        _Seat(),
+        required=True,
+        validate=validate.Length(max=1),
+        metadata={"wire_name": "CaliforniaJackToMove", "wire_description": "`[seat]` to act, `[]` once the game is over."},
+    )
     scores = IntList(2, 0, MAX_SCORE, required=True)
-    hands = _Pair(_Cards(0, engine.HAND_SIZE), required=True)
-    stock = _Cards(0, engine.STOCK_SIZE, required=True)
-    trump = SuitField(required=True)
-    trick = RecordList(_played, 1, required=True)
-    trick_leader = _Seat(required=True)
-    tricks = RecordList(_trick, engine.TRICKS_PER_HAND, required=True)
-    draws = RecordList(_draw, engine.STOCK_SIZE, required=True)
-    last_hand = fields.Nested(LastHandSchema, required=True, allow_none=True)
+    hands = _Pair(
+        _Cards(0, engine.HAND_SIZE),
+        required=True,
+        metadata={"description": "Each seat's cards (dealt order, then draws appended; order not significant)."},
+    )
+    stock = _Cards(0, engine.STOCK_SIZE, required=True, metadata={"description": "The remaining stock, top card first."})
+    trump = SuitField(
+        required=True, metadata={"description": "The trump of the current (or next) trick; after the hand, the final trump."}
+    )
+    trick = RecordList(
+        PLAYED,
+        1,
+        required=True,
+        metadata={"wire_name": "CaliforniaJackTrickInProgress", "wire_description": "The current trick, `[]` or the led card."},
+    )
+    trick_leader = _Seat(required=True, metadata={"description": "The leader of the current (or next) trick."})
+    tricks = RecordList(TRICK, engine.TRICKS_PER_HAND, required=True, metadata={"wire_name": "CaliforniaJackTricks"})
+    draws = RecordList(DRAW, engine.STOCK_SIZE, required=True)
+    last_hand = _RecordOrNull(
+        LastHandSchema,
+        "CaliforniaJackLastHand",
+        "How the last finished hand was scored (§7), `null` before the first one ends.",
+        required=True,
+    )
     winner = _Seat(required=True, allow_none=True)
-    stock_count = fields.Raw(load_only=True, allow_none=True)
-    stock_top = fields.Raw(load_only=True, allow_none=True)
-    known_cards = fields.Raw(load_only=True, allow_none=True)
-    game_totals = fields.Raw(load_only=True, allow_none=True)
+    stock_count = _Derived("", {"type": "integer", "minimum": 0, "maximum": engine.STOCK_SIZE})
+    stock_top = _Derived("", STOCK_TOP)
+    known_cards = _Derived("", KNOWN_CARDS)
+    game_totals = _Derived("; card value of each seat's tricks so far.", PAIR)
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
@@ -250,8 +392,6 @@ def dump_state(state: engine.State, derived: bool = True) -> dict[str, Any]:
     return out
 
 
-SEAT: Final = seat("CaliforniaJackSeat", {"type": "integer", "enum": [0, 1]})
-CARD: Final = Wire({"description": "A card of the standard 52-card pack.", "$ref": ANY_CARD}, card_of(PACK), "CaliforniaJackCard")
 MOVES: Final = Moves(
     engine.GAME,
     description="A California Jack move (§6). Every move may carry an integer `at` (a client timestamp),\n"
@@ -272,5 +412,6 @@ MOVES: Final = Moves(
 CONTRACT: Final = Contract(
     MOVES, CARD, "CaliforniaJackSeat",
     option_schemas={"start_scores": {"minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0}}},
+    state=STATE,
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""
