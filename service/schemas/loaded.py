@@ -9,7 +9,8 @@ so the contract says what the service refuses, bound for bound. What a field can
 
 - ``description``: the member's text in the contract;
 - ``contract``: the member's schema when the loader does not check it (a derived value, ignored on
-  input but sent in every response), or when a named ``Wire`` writes it (``SchnapsenPair``);
+  input but sent in every response: a ``load_only`` field, whose ``allow_none`` says what input is
+  ignored, not what answers carry), or when a named ``Wire`` writes it (``SchnapsenPair``);
 - ``wire: "seat"``: the integer is a seat, written as the game's seat schema (``SeatField``).
 
 A nested schema class names its component with ``WIRE_NAME`` (``<Game>`` + the class name
@@ -75,7 +76,7 @@ class Loaded:
         the field allows it."""
         meta = f.metadata
         schema = meta["contract"] if "contract" in meta else self.field(f)
-        if f.allow_none and not _admits_null(schema):
+        if f.allow_none and not f.load_only and not _admits_null(schema):  # a derived value's schema is the answers'
             schema = {"anyOf": [schema, _NULL]}
         if "description" in meta:
             base = schema if isinstance(schema, Mapping) else {"$ref": schema}
