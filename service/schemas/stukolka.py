@@ -22,6 +22,7 @@ from .common import (
 from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Bad, Move, Moves, Wire, card_of, next_deal, optional, seat
+from .sent import Event, Events, View, described, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -468,11 +469,100 @@ MOVES: Final = Moves(
     ),
 )
 
+# --- what the game sends: views (§5), events and scores (§7) -------------------------------------
+
+_STATE: Final = View(Loaded(MOVES.prefix, CARD, SEAT).state(STATE))
+_MONEY_WIRE: Final = {"type": "integer", "minimum": 0}
+CARDS: Final = Wire({"type": "array", "items": CARD}, name="StukolkaCards")
+"""Cards a seat exchanged (``exchanged`` events)."""
+SEAT_OR_NULL: Final = Wire(nullable(SEAT), name="StukolkaSeatOrNull")
+RESULT_OR_NULL: Final = Wire(nullable(_STATE.part("StukolkaResult")), name="StukolkaResultOrNull")
+"""The state's ``last_result`` (written in place there) as the views name it."""
+_VIEW_HEAD: Final = {
+    **_STATE.members("game", "seq", "rules_version", "options", "players", "deal_number", "dealer", "phase", "to_move"),
+    "hand_counts": PER_SEAT_COUNT,
+    **_STATE.members("turnup", "trump", "stock_count", "declarations", "in_play", "defender", "exchanged"),
+    "discard_counts": PER_SEAT_COUNT,
+    **_STATE.members("leader", "trick", "completed_tricks", "tricks_won", "pot", "carry", "balances", "violations"),
+    "last_result": RESULT_OR_NULL,
+}
+_VIEW_TEXT: Final = "The members every Stukolka view carries (the public parts of the state)."
+SEAT_VIEW: Final = Wire(
+    obj(
+        {
+            **_VIEW_HEAD,
+            "seat": SEAT,
+            "hand": {"type": "array", "maxItems": engine.HAND_SIZE, "items": CARD},
+            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
+                            "items": {"$ref": _REF + MOVES.name}},
+        },
+        optional=("legal_moves",),
+        description=_VIEW_TEXT,
+    ),
+    name="StukolkaSeatView",
+)
+PUBLIC_VIEW: Final = Wire(obj({**_VIEW_HEAD, "seat": {"type": "null"}}, description=_VIEW_TEXT), name="StukolkaPublicView")
+VIEW: Final = Wire(
+    {
+        "description": "What one seat may see (§5), or the public view (`seat` null: sealed mode without `as`):\n"
+        "other hands, the stock and the discards become counts. `legal_moves` only in the view of\n"
+        "the seat to move (the next dealer in `deal_over`). The two shapes exclude each other\n"
+        "(`seat` a number or null), so `anyOf` means `oneOf` here and validates faster.\n",
+        "anyOf": [SEAT_VIEW, PUBLIC_VIEW],
+    },
+    name="StukolkaView",
+)
+EVENTS: Final = Events(MOVES.prefix, "Stukolka", (
+    Event("deal_started", {
+        "dealer": SEAT,
+        "deal_number": {"type": "integer", "minimum": 1},
+        "turnup": CARD,
+        "pot": {"description": "The new pot (the carry plus the stakes).", **_MONEY_WIRE},
+        "stakes": described("What each seat paid into the pot.", PER_SEAT_COUNT),
+    }),
+    Event("declared", {"player": SEAT, "declaration": {"type": "string", "enum": [d.value for d in engine.Declaration]}}),
+    Event(
+        "in_play",
+        {**_STATE.members("in_play"), "defender": SEAT_OR_NULL},
+        description="The declarations are resolved and the deal is played (§6.3).",
+    ),
+    Event(
+        "exchanged",
+        {"player": SEAT, "count": {"type": "integer", "minimum": 0, "maximum": 3}, "discard": nullable(CARDS),
+         "drawn": nullable(CARDS)},
+        description="A seat bought cards; `discard` and `drawn` are `null` for viewers other than that seat.",
+    ),
+    Event(
+        "card_played",
+        {"player": SEAT, "card": CARD,
+         "violation": described("Present when `penalize` mode recorded a breach.", _STATE.part("StukolkaViolationCode"))},
+        optional=("violation",),
+    ),
+    Event("trick_won", {
+        "player": SEAT,
+        "cards": {"type": "array", "minItems": 1, "maxItems": MAX_SEAT + 1, "items": CARD},
+        "trick": {"type": "integer", "minimum": 1, "maximum": engine.TRICKS},
+    }),
+    Event("deal_over", {"result": _STATE.part("StukolkaResult")}),
+    Event("game_over", {"winner": {"description": "The seats with the highest balance.", "type": "array", "items": SEAT}}),
+))
+SCORES: Final = Wire(
+    obj(
+        {"totals": _STATE.part("StukolkaPerSeatMoney"), "pot": _MONEY_WIRE, "carry": _MONEY_WIRE,
+         "tricks_won": PER_SEAT_COUNT},
+        description="`totals` = balances; the pot, the carry and this deal's tricks.",
+    ),
+    name="StukolkaScores",
+)
+
 CONTRACT: Final = Contract(
     MOVES, CARD, "StukolkaSeat",
     options="§3 options. Omitted options take their defaults; an unknown or invalid one is 422 `invalid_option` "
     "(`dealer` must also be a seat of the game).",
     option_schemas={"stake": {"multipleOf": 3}},
     state=STATE,
+    view=VIEW,
+    events=EVENTS.wire,
+    scores=SCORES,
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -25,6 +25,7 @@ from .common import (
 from .fields import CardField, CardList, SeatField, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, next_deal, seat
+from .sent import Event, Events, View, described, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -287,5 +288,91 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "YukonSeat", state=STATE)
+# --- what the game sends: views (§5), events and scores (§7) -------------------------------------
+
+_STATE: Final = View(Loaded(MOVES.prefix, CARD, SEAT).state(STATE))
+CARDS: Final = Wire({"type": "array", "items": CARD}, name="YukonCards")
+"""A seat's own hand in its view."""
+PER_SIDE: Final = Wire(
+    {"description": "One non-negative integer per side (§2): 2 with partnerships, else one per seat.", "type": "array",
+     "minItems": 2, "maxItems": 4, "items": {"type": "integer", "minimum": 0}},
+    name="YukonPerSide",
+)
+"""Points per side, as the events and scores carry them."""
+_PLAYED: Final = _STATE.part("YukonPlayed")
+DRAW: Final = Wire(
+    obj(
+        {"player": SEAT, "card": nullable(CARD)},
+        description="A card drawn after the trick; `null` in the views of the other seats.",
+    ),
+    name="YukonDraw",
+)
+LAST_TRICK: Final = Wire(
+    {
+        "description": _STATE.member("last_trick")["description"],
+        "anyOf": [
+            {"type": "null"},
+            {**_LAST_TRICK, "properties": {**_LAST_TRICK["properties"],
+                                           "draws": {**_LAST_TRICK["properties"]["draws"], "items": DRAW}}},
+        ],
+    },
+    name="YukonLastTrick",
+)
+"""The state's ``last_trick`` as the views show it: a draw's card only to the seat that drew it."""
+_HAND_POINTS: Final = "Points per side of the finished hand; `null` during play."
+VIEW: Final = Wire(
+    obj(
+        {
+            **_STATE.members("game"),
+            "seat": nullable(SEAT),
+            **_STATE.members("seq", "rules_version", "options", "players", "phase", "dealer", "hand_number"),
+            "hand": described("The seat's own cards (absent from the public view).", CARDS),
+            **_STATE.members("hand_counts", "stock_count", "trick", "leader", "to_move", "won_counts"),
+            "won": described("`null` during play; every seat's won cards once the hand is over.",
+                             nullable(_STATE.member("won"))),
+            "last_trick": LAST_TRICK,
+            **_STATE.members("hand_points", "scores", "sides", "winner"),
+            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
+                            "items": {"$ref": _REF + MOVES.name}},
+        },
+        optional=("hand", "legal_moves"),
+        description="What one seat may see (§5), or the public view (`seat` null, sealed mode without `as`: no\n"
+        "hand at all). Hands are the owner's only, the stock nobody's; the won cards are `null`\n"
+        "(counts in `won_counts`) until the hand is over; in `last_trick.draws` a card shows only\n"
+        "to the seat that drew it. `legal_moves` appears only in the view of the seat to move.\n",
+    ),
+    name="YukonView",
+)
+EVENTS: Final = Events(MOVES.prefix, "Yukon", (
+    Event("deal_started", {"dealer": SEAT, "hand_number": {"type": "integer", "minimum": 1}}),
+    Event("card_played", {"player": SEAT, "card": CARD}),
+    Event("trick_won", {
+        "player": SEAT,
+        "cards": {"type": "array", "minItems": 2, "maxItems": 4, "items": _PLAYED},
+        "points": {"description": "Card points of the trick (§2).", "type": "integer", "minimum": 0},
+    }),
+    Event(
+        "card_drawn",
+        {"player": SEAT, "card": nullable(CARD)},
+        description="A card drawn from the stock after a trick; `card` is `null` for every viewer but the drawer.",
+    ),
+    Event(
+        "deal_over",
+        {"hand_points": PER_SIDE, "scores": PER_SIDE},
+        description="The hand is over (§7); points per side of the hand, and the running scores.",
+    ),
+    Event("game_over", {"winner": {"description": "The seats of the winning side.", "type": "array", "items": SEAT}}),
+))
+SCORES: Final = Wire(
+    obj(
+        {"totals": PER_SEAT, "side_totals": PER_SIDE, "sides": SIDES,
+         "hand_points": described(_HAND_POINTS, nullable(PER_SIDE))},
+        description="`totals`: the running score of each seat's side (partners show their side's total);\n"
+        "`side_totals`: the same per side; `sides`: each seat's side; `hand_points`: the finished\n"
+        "hand's points per side (`null` during play).\n",
+    ),
+    name="YukonScores",
+)
+
+CONTRACT: Final = Contract(MOVES, CARD, "YukonSeat", state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""
