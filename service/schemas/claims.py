@@ -6,9 +6,10 @@ back as a ``BadMove`` carrying the first code in the game's order, so the engine
 ``game_over`` first and, for a flip, ``player_out`` and ``not_your_turn`` before ``bad_timestamp``.
 
 Also here: the state loader fields both games declare alike, so that the contract components
-their states reach (``ClaimSeats``, ``ClaimTimestamp``, ``ClaimCounts``) are written once, and
+their states reach (``ClaimSeats``, ``ClaimTimestamp``, ``ClaimCounts``) are written once,
 ``result_contract``, which writes a game's ``<Game>Result`` (one object per ``kind``) from its
-result loader.
+result loader, and what both games send alike (``ClaimSeatOrNull``, the ``deal`` and ``flip``
+events, the scores).
 """
 
 from __future__ import annotations
@@ -23,8 +24,21 @@ from ..engines.claims import MAX_AT, Claim, valid_at
 from .fields import SeatField, StrictInt, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, CLAIM_SEAT, CLAIM_TIMESTAMP, TIMED_CLAIM, Bad, Field, Move, Moves, Wire, seat_of
+from .sent import Event, nullable, obj
 
-__all__ = ["CLAIM_COUNTS", "ClaimAt", "ClaimSeat", "ClaimSeats", "RulesVersion", "claim_moves", "result_contract"]
+__all__ = [
+    "CLAIM_COUNTS",
+    "CLAIM_SEAT_OR_NULL",
+    "DEAL_EVENT",
+    "ClaimAt",
+    "ClaimSeat",
+    "ClaimSeats",
+    "RulesVersion",
+    "claim_moves",
+    "claim_scores",
+    "flip_event",
+    "result_contract",
+]
 
 MAX_SEATS: Final = CLAIM_SEAT.schema["maximum"] + 1
 """The most seats of a claim game (Slapjack and Snap both seat 2 to 8): ``ClaimSeat``'s bound."""
@@ -129,3 +143,27 @@ def result_contract(prefix: str, schema: type[Schema], kinds: Mapping[str, tuple
         properties.update((name, loaded.member(members[name])) for name in names if name != "kind")
         variants.append({"type": "object", "required": list(names), "properties": properties})
     return Wire({"description": description, "anyOf": variants}, name=prefix + "Result")
+
+
+# --- what both games send alike: views' and events' seats, the deal and flip events, the scores ---
+
+CLAIM_SEAT_OR_NULL: Final = Wire(nullable(CLAIM_SEAT), name="ClaimSeatOrNull")
+"""A seat or ``null``: a view's ``seat`` (``null`` in the public view) and an event's ``to_move``."""
+
+DEAL_EVENT: Final = Event("deal", {"stock_counts": CLAIM_COUNTS, "to_move": CLAIM_SEAT})
+"""The deal: every seat's stock size and the first seat to flip."""
+
+
+def flip_event(recycled: str) -> Event:
+    """A flip: the card turned, whether a recycling came first (``recycled``: the game's sentence),
+    and the seat that flips next."""
+    return Event(
+        "flip",
+        {"player": CLAIM_SEAT, "card": ANY_CARD, "recycled": {"description": recycled, "type": "boolean"},
+         "to_move": CLAIM_SEAT_OR_NULL},
+    )
+
+
+def claim_scores(prefix: str, description: str) -> Wire:
+    """``<prefix>Scores``: ``totals`` and ``cards_held``, the same per-seat counts (§7)."""
+    return Wire(obj({"totals": CLAIM_COUNTS, "cards_held": CLAIM_COUNTS}, description=description), name=prefix + "Scores")

@@ -1,7 +1,8 @@
-"""Slapjack's wire forms (slapjack.md §5, §6): options, state, moves.
+"""Slapjack's wire forms (slapjack.md §5, §6, §7): options, state, moves, views, events, scores.
 
 Names match openapi.yaml: ``SlapjackOptions`` ↔ ``OPTIONS``, ``SlapjackState`` ↔ ``StateSchema``,
-``SlapjackMove`` ↔ ``MOVES``.
+``SlapjackMove`` ↔ ``MOVES``, ``SlapjackView`` ↔ ``VIEW``, ``SlapjackEvent`` ↔ ``EVENTS``,
+``SlapjackScores`` ↔ ``SCORES``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,19 @@ from marshmallow import ValidationError, fields, post_load, validate
 
 from ..cards.shuffle import MAX_SEED
 from ..engines import slapjack as engine
-from .claims import CLAIM_COUNTS, ClaimAt, ClaimSeat, ClaimSeats, RulesVersion, claim_moves, result_contract
+from .claims import (
+    CLAIM_COUNTS,
+    CLAIM_SEAT_OR_NULL,
+    DEAL_EVENT,
+    ClaimAt,
+    ClaimSeat,
+    ClaimSeats,
+    RulesVersion,
+    claim_moves,
+    claim_scores,
+    flip_event,
+    result_contract,
+)
 from .common import (
     options_schema,
     state_schema,
@@ -20,7 +33,9 @@ from .common import (
     wire_record,
 )
 from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
-from .moves import ANY_CARD
+from .loaded import Loaded
+from .moves import ANY_CARD, CLAIM_SEAT, Wire
+from .sent import Event, Events, View, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -193,8 +208,51 @@ MOVES: Final = claim_moves(
     "top-level `player` is ignored. In sealed mode claims of several seats need the table key.\n",
 )
 
+# --- what the game sends: the view (§5), events (§6), scores (§7) ---------------------------------
+
+_STATE: Final = View(Loaded(MOVES.prefix, ANY_CARD, MOVES.seat).state(STATE))
+_SEATS: Final = _STATE.part("ClaimSeats")
+VIEW: Final = Wire(
+    obj(
+        {
+            **_STATE.members("game"),
+            "seat": CLAIM_SEAT_OR_NULL,
+            **_STATE.members("seq", "rules_version", "players", "options", "phase"),
+            "stock_counts": CLAIM_COUNTS,
+            **_STATE.members("status"),
+            "center_top": nullable(_STATE.part("SlapjackCenterCard")),
+            "center_count": {"type": "integer", "minimum": 0, "maximum": 52},
+            **_STATE.members("to_move", "last_flip_at", "shuffle_count", "winner", "last_result", "cards_held"),
+        },
+        description="What a seat (or the public, `seat` null) sees (§5): the same for everyone, since nobody sees a\n"
+        "face-down card: stock counts, the top centre card and the centre's size, never `shuffle_seed`.\n",
+    ),
+    name="SlapjackView",
+)
+EVENTS: Final = Events(MOVES.prefix, "Slapjack", (
+    DEAL_EVENT,
+    flip_event("Nobody had a stock card left, so the centre became this player's stock (§6.1 step 4)."),
+    Event(
+        "capture",
+        {"winner": CLAIM_SEAT, "cards": {"type": "integer", "minimum": 1, "maximum": 52}, "order": _SEATS,
+         "slower": _SEATS, "stale": _SEATS, "out": _SEATS, "shuffled": {"type": "boolean"},
+         "to_move": CLAIM_SEAT_OR_NULL},
+        description="`winner` was first on the jack; `slower` claimed it too but later (or, at the same `at`,\n"
+        "listed after); `stale` claims were stamped before the last flip and ignored; `out` are the\n"
+        "waiting seats this capture eliminated.\n",
+    ),
+    Event(
+        "false_slap",
+        {"order": _SEATS, "stale": _SEATS, "penalties": {"type": "array", "items": _STATE.part("SlapjackPenalty")},
+         "to_move": CLAIM_SEAT_OR_NULL},
+        description="Slaps on a card that is not a jack, in judged order, with what each cost.",
+    ),
+    Event("game_over", {"winner": _SEATS}),
+))
+SCORES: Final = claim_scores(MOVES.prefix, "`totals` = `cards_held` = stock sizes (§7).")
+
 CONTRACT: Final = Contract(
-    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE,
+    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
     options="§3 options. Omitted options take their defaults; an unknown or invalid one (also `dealer` ≥ players) is 422 "
     "`invalid_option`.",
 )

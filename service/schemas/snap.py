@@ -1,7 +1,8 @@
-"""Snap's wire forms (snap.md §5, §6): options, state, moves.
+"""Snap's wire forms (snap.md §5, §6, §7): options, state, moves, views, events, scores.
 
 Names match openapi.yaml: ``SnapOptions`` ↔ ``OPTIONS``, ``SnapState`` ↔ ``StateSchema``,
-``SnapMove`` ↔ ``MOVES``.
+``SnapMove`` ↔ ``MOVES``, ``SnapView`` ↔ ``VIEW``, ``SnapEvent`` ↔ ``EVENTS``, ``SnapScores`` ↔
+``SCORES``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,19 @@ from typing import Any, Final
 from marshmallow import ValidationError, fields, post_load, validate
 
 from ..engines import snap as engine
-from .claims import CLAIM_COUNTS, ClaimAt, ClaimSeat, ClaimSeats, RulesVersion, claim_moves, result_contract
+from .claims import (
+    CLAIM_COUNTS,
+    CLAIM_SEAT_OR_NULL,
+    DEAL_EVENT,
+    ClaimAt,
+    ClaimSeat,
+    ClaimSeats,
+    RulesVersion,
+    claim_moves,
+    claim_scores,
+    flip_event,
+    result_contract,
+)
 from .common import (
     options_schema,
     state_schema,
@@ -20,7 +33,8 @@ from .common import (
 )
 from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
-from .moves import ANY_CARD
+from .moves import ANY_CARD, Wire
+from .sent import Event, Events, View, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -206,8 +220,77 @@ MOVES: Final = claim_moves(
     "seats need the table key.\n",
 )
 
+# --- what the game sends: the view (§5), events (§6), scores (§7) ---------------------------------
+
+_STATE: Final = View(Loaded(MOVES.prefix, ANY_CARD, MOVES.seat).state(STATE))
+_SEATS: Final = _STATE.part("ClaimSeats")
+SEQ_OR_NULL: Final = Wire(nullable(_STATE.part("SnapSeq")), name="SnapSeqOrNull")
+"""A flip number or ``null``: the views' ``pool_seq`` and ``faceup_seq`` entries (the state writes it
+in place)."""
+
+
+def _by_name(member: Any, wire: Wire) -> Wire:
+    """``wire`` for the state's ``member`` it equals, so the views keep the component's name."""
+    if Wire(member).ref() != Wire(wire.schema).ref():  # their schemas as written (a wire is its name)
+        raise ValueError(f"{wire.name} is not the state's {member!r}")
+    return wire
+
+
+_FACEUP_SEQ: Final = _STATE.member("faceup_seq")
+VIEW: Final = Wire(
+    obj(
+        {
+            **_STATE.members("game"),
+            "seat": CLAIM_SEAT_OR_NULL,
+            **_STATE.members("seq", "rules_version", "players", "options", "phase"),
+            "stock_counts": CLAIM_COUNTS,
+            "faceup_tops": {"type": "array", "minItems": 2, "maxItems": MAX_SEATS, "items": nullable(ANY_CARD)},
+            "faceup_counts": CLAIM_COUNTS,
+            "faceup_seq": {**_FACEUP_SEQ, "items": _by_name(_FACEUP_SEQ["items"], SEQ_OR_NULL)},
+            "pool_top": nullable(ANY_CARD),
+            "pool_count": {"type": "integer", "minimum": 0, "maximum": 52},
+            "pool_seq": _by_name(_STATE.member("pool_seq"), SEQ_OR_NULL),
+            **_STATE.members("flip_count", "last_flipper", "to_move", "last_flip_at", "stall", "winners", "last_result",
+                             "cards_held"),
+        },
+        description="What a seat (or the public, `seat` null) sees (§5): the same for everyone: stock counts, the\n"
+        "top and size of each face-up pile and of the pool.\n",
+    ),
+    name="SnapView",
+)
+EVENTS: Final = Events(MOVES.prefix, "Snap", (
+    DEAL_EVENT,
+    flip_event("The stock was empty, so the face-up pile was turned over first (§6.1 step 1)."),
+    Event(
+        "snap",
+        {"winner": MOVES.seat, "order": _SEATS, "slower": _SEATS, "stale": _SEATS, "taken_from": _SEATS,
+         "pool": {"type": "boolean"}, "own_pile": {"type": "boolean"},
+         "cards": {"type": "integer", "minimum": 0, "maximum": 52}, "to_move": CLAIM_SEAT_OR_NULL},
+        description="`winner` called first; `slower` called too but later (or, at the same `at`, listed after);\n"
+        "`stale` calls were stamped before the last flip and ignored; `taken_from` lost their piles.\n",
+    ),
+    Event(
+        "tie_to_pool",
+        {"order": _SEATS, "tied": _SEATS, "stale": _SEATS, "moved": _SEATS, "to_move": CLAIM_SEAT_OR_NULL},
+        description="`tied` called at the same earliest `at`: nobody wins; `moved` seats' piles went to the pool (§6.6).",
+    ),
+    Event(
+        "false_call",
+        {"order": _SEATS, "stale": _SEATS, "penalties": {"type": "array", "items": _STATE.part("SnapPenalty")},
+         "to_move": CLAIM_SEAT_OR_NULL},
+        description="Calls without a match, in judged order, with every card or pile they cost.",
+    ),
+    Event(
+        "game_over",
+        {"winner": _SEATS, "reason": {"type": "string", "enum": ["all_cards", "blocked", "stall"]}},
+        description="`reason`: `all_cards` (one seat holds cards), `blocked` (nobody can flip, no match), `stall` (§7\n"
+        "rule 3).\n",
+    ),
+))
+SCORES: Final = claim_scores(MOVES.prefix, "`totals` = `cards_held` = stock plus face-up pile (§7).")
+
 CONTRACT: Final = Contract(
-    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE,
+    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
     options="§3 options. Omitted options take their defaults; an unknown or invalid one (also `dealer` ≥ players) is 422 "
     "`invalid_option`.",
 )
