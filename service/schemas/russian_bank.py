@@ -20,7 +20,9 @@ from .common import (
     wire_record,
 )
 from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
+from .loaded import Loaded
 from .moves import Bad, Move, Moves, Wire, card_of, seat
+from .sent import Event, Events, View, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -208,8 +210,90 @@ MOVES: Final = Moves(
     ),
 )
 
+# --- what the game sends: views (§5.2), events, scores (§7) -------------------------------------
+
+_STATE: Final = View(Loaded(MOVES.prefix, CARD, SEAT).state(STATE))
+_PILES: Final = _STATE.part("RussianBankSeatPiles").schema["properties"]
+_RESULT: Final = _STATE.part("RussianBankResult").schema["properties"]
+_COUNT: Final = {"type": "integer", "minimum": 0}
+PAIR: Final = Wire(
+    {
+        "description": "One non-negative integer per seat.",
+        "type": "array",
+        "minItems": 2,
+        "maxItems": 2,
+        "items": {"type": "integer", "minimum": 0},
+    },
+    name="RussianBankPair",
+)
+VIEW: Final = Wire(
+    obj(
+        {
+            **_STATE.members("game"),
+            "seat": nullable(SEAT),
+            **_STATE.members("seq", "rules_version", "options", "phase", "first_player", "to_move", "turn_number",
+                             "idle_turns", "acted_this_turn"),
+            "players": {
+                "type": "array",
+                "minItems": 2,
+                "maxItems": 2,
+                "items": obj(
+                    {
+                        "stock_count": _COUNT,
+                        "stock_top": nullable(CARD),
+                        "hand_count": _COUNT,
+                        "hand_card": _PILES["hand_card"],
+                        "waste": _PILES["waste"],
+                    }
+                ),
+            },
+            **_STATE.members("tableau", "foundations", "result"),
+            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
+                            "items": {"$ref": "#/components/schemas/" + MOVES.name}},
+        },
+        optional=("legal_moves",),
+        description="What a seat (or the public, `seat` null) may see (§5.2): stock tops and counts, hand counts,\n"
+        "the face-up hand card, wastes, tableau and foundations. Both seats see the same cards;\n"
+        "`legal_moves` appears only in the view of the seat to move.\n",
+    ),
+    name="RussianBankView",
+)
+EVENTS: Final = Events(MOVES.prefix, "Russian Bank", (
+    Event("layout", {"first_player": SEAT,
+                     "stock_tops": {"type": "array", "minItems": 2, "maxItems": 2, "items": CARD}}),
+    Event(
+        "card_moved",
+        {"player": SEAT, "card": CARD, "from": {"type": "string"}, "to": {"type": "string"},
+         "foundation": {"type": "integer", "minimum": 0, "maximum": 7}},
+        optional=("foundation",),
+        description="A `move`; `foundation` names the foundation pile (0-7) a card went to.",
+    ),
+    Event("stock_top_turned", {"player": SEAT, "card": CARD},
+          description="The next stock card, face up now that the top was played."),
+    Event("waste_turned", {"player": SEAT, "cards": {"type": "integer", "minimum": 1}},
+          description="The waste turned over to become the hand (§6.3)."),
+    Event("card_flipped", {"player": SEAT, "card": CARD}),
+    Event("card_discarded", {"player": SEAT, "card": CARD}),
+    Event("passed", {"player": SEAT, "idle": {"type": "boolean"}},
+          description="A `pass`; `idle` when the turn was a pass only (it counts toward the stalemate)."),
+    Event("turn_ended", {"player": SEAT, "next": SEAT, "turn_number": {"type": "integer", "minimum": 2}}),
+    Event("game_over", {
+        "winner": {"description": "`[]` for a drawn stalemate.", "type": "array", "maxItems": 1, "items": SEAT},
+        "reason": _RESULT["reason"],
+        "points": _RESULT["points"],
+    }),
+))
+SCORES: Final = Wire(
+    obj(
+        {"totals": PAIR, "cards_left": PAIR},
+        description="`totals`: `[0, 0]` during play, the winner's `result.points` at the end (the other seat 0);\n"
+        "`cards_left`: each seat's stock + hand + hand card + waste.\n",
+    ),
+    name="RussianBankScores",
+)
+
 CONTRACT: Final = Contract(
-    MOVES, CARD, "RussianBankSeat", state=STATE,
+    MOVES, CARD, "RussianBankSeat", state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
     options="§3 options. Omitted options take their defaults; an unknown or invalid one is 422 `invalid_option`. "
     "The generic `dealer` (a seat) is accepted on input and ignored.",
     input_options={

@@ -19,7 +19,9 @@ from .common import (
     to_wire,
 )
 from .fields import CardField, CardList, FastSchema, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
-from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, deck_of, next_deal, seat
+from .loaded import Loaded
+from .moves import ANY_CARD, SUIT, Bad, Field, Move, Moves, Wire, card_of, deck_of, next_deal, seat
+from .sent import Event, Events, View, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -93,8 +95,9 @@ def _Ints(lo: int, hi: int, min_len: int, max_len: int, **kw: Any) -> fields.Lis
 
 
 _PARTY_SCORES: Final = "One non-negative integer per party (2 with 2 or 4 players, 3 with 3)."
-"""The text of ``SevenUpPartyScores``, which scores in views and events refer to; the state's
-scores and game totals say it beside their own bounds (the loader's) instead of referring to it."""
+"""The text of ``SevenUpPartyScores``, which the events' and the scores' party scores refer to; the
+state's scores and game totals (and the views', which are the state's) say it beside their own
+bounds (the loader's) instead of referring to it."""
 
 
 
@@ -340,8 +343,101 @@ MOVES: Final = Moves(
     ),
 )
 
+# --- what the game sends: views (§5), events, scores (§7) -------------------------------------
+
+_STATE: Final = View(Loaded(MOVES.prefix, CARD, SEAT).state(STATE))
+_PARTY: Final = _STATE.part("SevenUpParty")
+_CARDS: Final = _STATE.part("SevenUpCards")
+PARTY_SCORES: Final = Wire(
+    {"description": _PARTY_SCORES, "type": "array", "minItems": 2, "maxItems": 3, "items": {"type": "integer", "minimum": 0}},
+    name="SevenUpPartyScores",
+)
+# The views' nullable members keep the contract's named forms (the state writes them in place).
+NULLABLE_CARD: Final = Wire(nullable(CARD), name="SevenUpNullableCard")
+NULLABLE_SUIT: Final = Wire(nullable(SUIT), name="SevenUpNullableSuit")
+NULLABLE_SEAT: Final = Wire(nullable(SEAT), name="SevenUpNullableSeat")
+NULLABLE_PARTY: Final = Wire(nullable(_PARTY), name="SevenUpNullableParty")
+
+
+def _per_seat(items: Any) -> dict[str, Any]:
+    """One ``items`` per seat (2 to 4)."""
+    return {"type": "array", "minItems": 2, "maxItems": 4, "items": items}
+
+
+_COUNTS: Final = _per_seat({"type": "integer", "minimum": 0})
+VIEW: Final = Wire(
+    obj(
+        {
+            **_STATE.members("game"),
+            "seat": NULLABLE_SEAT,
+            **_STATE.members("seq", "rules_version", "options", "players", "phase", "deal_number", "dealer", "eldest",
+                             "to_move", "scores"),
+            "hands": _per_seat(nullable(_CARDS)),
+            "hand_counts": _COUNTS,
+            "stock_count": {"type": "integer", "minimum": 0, "maximum": 52},
+            "turnup": NULLABLE_CARD,
+            "first_suit": NULLABLE_SUIT,
+            **_STATE.members("set_aside", "runs", "begged"),
+            "trump": NULLABLE_SUIT,
+            "discards": _per_seat(nullable(_CARDS)),
+            "discard_counts": _COUNTS,
+            **_STATE.members("trick"),
+            "trick_leader": NULLABLE_SEAT,
+            **_STATE.members("tricks", "hand_events", "last_hand", "redeal"),
+            "winner": NULLABLE_PARTY,
+            "legal_moves": {"type": "array", "items": {"$ref": "#/components/schemas/" + MOVES.name}},
+        },
+        optional=("legal_moves",),
+        description="What one seat may see (§5), or the public view (`seat` null). `hands[s]` and `discards[s]`\n"
+        "are null except the viewer's own; with four players and `blind_partners`, the dealer's\n"
+        "partner and the pone also see null for their own hand until trump is fixed. `legal_moves`\n"
+        "appears only in the view of a seat to move.\n",
+    ),
+    name="SevenUpView",
+)
+_ONE: Final = {"const": 1, "type": "integer"}
+EVENTS: Final = Events(MOVES.prefix, "Seven Up", (
+    Event("deal_started", {"dealer": SEAT, "deal_number": {"type": "integer", "minimum": 1}, "turnup": CARD}),
+    Event("turned_jack", {"player": SEAT, "party": _PARTY, "points": _ONE, "card": CARD},
+          description="§7.1 the dealer's party scores 1 for a turned jack (`player` = the dealer).", name="Point"),
+    Event("gift", {"player": SEAT, "party": _PARTY, "points": _ONE, "card": {"type": "null"}},
+          description="§7.1 take one: `player` (a recipient) scores 1 for `party`."),
+    Event("stand", {"player": SEAT}),
+    Event("beg", {"player": SEAT}),
+    Event("give", {"player": SEAT}),
+    Event("run", {"player": SEAT}),
+    Event("cards_run", {"set_aside": CARD, "turnup": CARD},
+          description="One round of running: the old turn-up set aside, a packet to each seat, a new turn-up."),
+    Event("trump_fixed", {"suit": SUIT, "turnup": CARD}, description="Running turned a new suit; it is trump."),
+    Event("deal_void", {"dealer": SEAT, "set_aside": CARD},
+          description="The pack ran out while running; the same dealer deals again (`set_aside` = the last turn-up put\n"
+          "aside).\n"),
+    Event("discarded", {"player": SEAT, "count": {"type": "integer", "minimum": 1}},
+          description="A seat discarded `count` cards face down."),
+    Event("card_played", {"player": SEAT, "card": CARD}),
+    Event("trick_won", {"player": SEAT, "leader": SEAT,
+                        "cards": {"description": "The trick's cards in play order.", "type": "array", "minItems": 2,
+                                  "maxItems": 4, "items": CARD}}),
+    Event(
+        "hand_scored",
+        {"awards": {"type": "array", "minItems": 4, "maxItems": 4, "items": _STATE.part("SevenUpAward")},
+         "game_totals": PARTY_SCORES, "scores": PARTY_SCORES},
+        description="§7.3 the hand counted out: awards in order High, Low, Jack, Game; `scores` after crediting.",
+    ),
+    Event("game_over", {"winner": {"description": "The winning party's seats.", "type": "array", "items": SEAT},
+                        "party": _PARTY}),
+))
+SCORES: Final = Wire(
+    obj(
+        {"totals": _COUNTS, "parties": PARTY_SCORES, "game_totals": PARTY_SCORES},
+        description="`totals` per seat (partners show their party's score), `parties` per party, and this hand's Game\n"
+        "totals so far.\n",
+    ),
+    name="SevenUpScores",
+)
+
 CONTRACT: Final = Contract(
-    MOVES, CARD, "SevenUpSeat", state=STATE,
+    MOVES, CARD, "SevenUpSeat", state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
     option_schemas={"start_scores": {"maxItems": 3, "items": {"type": "integer", "minimum": 0}}},
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""
