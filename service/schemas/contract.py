@@ -21,15 +21,13 @@ import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from .moves import components
 from .wrappers import enums, options, state_components, wrappers
 
-__all__ = ["generated", "render"]
+__all__ = ["generated", "generated_sections", "render", "written"]
 
-_SECTION = "  schemas:\n"
-_ENTRY = re.compile(r"^    ([A-Za-z0-9_]+):")
 
 
 def generated() -> dict[str, Any]:
@@ -47,10 +45,24 @@ def generated() -> dict[str, Any]:
     return out
 
 
+def generated_sections() -> dict[str, dict[str, Any]]:
+    """Everything the declarations give, by section: the components above, every game's ``as``
+    parameter and its five operations (``operations.py``)."""
+    from . import SCHEMAS
+    from .operations import as_parameter, operations
+
+    contracts = [codec.module.CONTRACT for codec in SCHEMAS.values()]
+    return {
+        "schemas": generated(),
+        "parameters": {"As" + c.moves.prefix: as_parameter(c) for c in contracts},
+        "paths": {path: item for c in contracts for path, item in operations(c).items()},
+    }
+
+
 _WIDTH = 110
 
 
-def _dump(name: str, schema: Mapping[str, Any]) -> str:
+def _dump(name: str, schema: Mapping[str, Any], indent: str = "    ") -> str:
     """One component as openapi.yaml writes it: a collection in flow style when it fits on its
     line (a component with a description stays in block style), multi-line text as a literal block."""
     yaml = importlib.import_module("yaml")
@@ -89,18 +101,22 @@ def _dump(name: str, schema: Mapping[str, Any]) -> str:
                 out.extend(entry(f"{indent}- ", element, indent))
         return out
 
-    return "".join(line + "\n" for line in entry(f"    {name}: ", dict(schema), "    "))
+    return "".join(line + "\n" for line in entry(f"{indent}{flow(name)}: ", dict(schema), indent))
 
 
-def render(document: str, wanted: Mapping[str, Any]) -> str:
-    """``document`` (openapi.yaml's text) with each component of ``wanted`` rewritten in place.
-    Raises ValueError if one of them is not in the document's ``components.schemas``."""
+_SECTIONS: Final = {"schemas": "  schemas:\n", "parameters": "  parameters:\n", "paths": "paths:\n"}
+"""Where each generated kind lives in openapi.yaml: its section's heading line."""
+
+
+def _render_section(document: str, heading: str, wanted: Mapping[str, Any]) -> str:
     lines = document.splitlines(keepends=True)
-    start = lines.index(_SECTION) + 1
-    end = next((i for i in range(start, len(lines)) if lines[i][:3].strip() and not lines[i].startswith("    ")), len(lines))
+    start = lines.index(heading) + 1
+    indent = " " * (len(heading) - len(heading.lstrip()) + 2)  # the section's entries
+    entry = re.compile(rf"^{indent}(\S[^:]*):")
+    end = next((i for i in range(start, len(lines)) if lines[i].strip() and not lines[i].startswith(indent)), len(lines))
     blocks: list[tuple[str | None, list[str]]] = []
     for line in lines[start:end]:
-        match = _ENTRY.match(line)
+        match = entry.match(line)
         if match:
             blocks.append((match.group(1), [line]))
         elif blocks:
@@ -110,12 +126,27 @@ def render(document: str, wanted: Mapping[str, Any]) -> str:
     present = {name for name, _ in blocks}
     missing = sorted(set(wanted) - present)
     if missing:
-        raise ValueError(f"openapi.yaml has no component {missing[0]} to rewrite: add a line `    {missing[0]}: {{}}` where it belongs")
+        raise ValueError(f"openapi.yaml has no {heading.strip()} entry {missing[0]} to rewrite: add a line "
+                         f"`{indent}{missing[0]}: {{}}` where it belongs")
     out = lines[:start]
     for name, block in blocks:
-        out.append(_dump(name, wanted[name]) if name is not None and name in wanted else "".join(block))
+        out.append(_dump(name, wanted[name], indent) if name is not None and name in wanted else "".join(block))
     out.extend(lines[end:])
     return "".join(out)
+
+
+def render(document: str, wanted: Mapping[str, Any], section: str = "schemas") -> str:
+    """``document`` (openapi.yaml's text) with each entry of ``wanted`` rewritten in place in
+    ``section`` (``schemas``, ``parameters`` or ``paths``). Raises ValueError if one of them is
+    not in the document's section."""
+    return _render_section(document, _SECTIONS[section], wanted)
+
+
+def written(document: str) -> str:
+    """``document`` with every generated entry rewritten: schemas, parameters and paths."""
+    for section, wanted in generated_sections().items():
+        document = render(document, wanted, section)
+    return document
 
 
 def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run by its test
@@ -123,7 +154,7 @@ def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run
 
     path = Path(openapi_path())
     before = path.read_text(encoding="utf-8")
-    after = render(before, generated())
+    after = written(before)
     if "--check" in argv:
         if after != before:
             print(f"{path}: generated components differ from the declarations; run python3 -m service.schemas.contract")
