@@ -91,11 +91,17 @@ class OptionsField(fields.Field[Any]):
             raise ValidationError(exc.detail) from None
 
 
-def state_schema(game: GameInfo, options: Schema, options_cls: type, *, seed: bool = True) -> type[StrictSchema]:
+_SEED_TEXT: Final = "The match's seed, kept so that later deals stay reproducible; `null` if none."
+
+
+def state_schema(
+    game: GameInfo, options: Schema, options_cls: type, *, seed: bool = True, seed_text: str = _SEED_TEXT
+) -> type[StrictSchema]:
     """The base of a game's state schema: the members every full state opens with (``game``,
     ``rules_version``, ``seq``, ``seed`` where the game keeps one, ``options``). A game's
     ``StateSchema`` subclasses it, declares its own members, and builds its State with
-    ``**self.head(d)`` in its ``post_load``."""
+    ``**self.head(d)`` in its ``post_load``. ``seed_text`` is the contract's description of
+    ``seed``, in the game's words."""
     prefix = "".join(part.capitalize() for part in game.game_id.split("_"))
     declared: dict[str, fields.Field[Any]] = {
         "game": StrictString(validate=validate.Equal(game.game_id)),
@@ -109,7 +115,7 @@ def state_schema(game: GameInfo, options: Schema, options_cls: type, *, seed: bo
             allow_none=True,
             validate=validate.Range(0, MAX_SEED),
             metadata={
-                "description": "The match's seed, kept so that later deals stay reproducible; `null` if none.",
+                "description": seed_text,
                 "contract": {"$ref": _REF + "Seed"},
             },
         )

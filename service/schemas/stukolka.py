@@ -13,7 +13,6 @@ from marshmallow import ValidationError, fields, post_load, validate
 
 from ..cards import Card
 from ..cards.packs import by_text, full_52
-from ..cards.shuffle import MAX_SEED
 from ..engines import stukolka as engine
 from .common import (
     state_schema,
@@ -213,7 +212,10 @@ class ResultField(fields.Field[engine.Result]):
 _DERIVED: Final = ("trump", "stock_count", "tricks_won")
 
 
-class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
+_SEED_TEXT: Final = "The game's seed, kept so that later deals stay reproducible; `null` if none."
+
+
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed_text=_SEED_TEXT)):  # type: ignore[misc]
     """``StukolkaState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
     WIRE_DESCRIPTION = (
@@ -224,14 +226,6 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: 
         "`sum(balances) + carry = 0` once it is over (else 422 `invalid_state`).\n"
     )
 
-    seed = StrictInt(
-        allow_none=True,
-        validate=validate.Range(0, MAX_SEED),
-        metadata={
-            "description": "The game's seed, kept so that later deals stay reproducible; `null` if none.",
-            "contract": {"$ref": _REF + "Seed"},
-        },
-    )  # the head's, in this game's words
     players = StrictInt(required=True, validate=validate.Range(3, MAX_SEAT + 1))
     phase = StrictString(
         required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "StukolkaPhase"}

@@ -16,7 +16,6 @@ from marshmallow import ValidationError, fields, post_load, validate
 
 from ..cards import Card
 from ..cards.packs import by_text
-from ..cards.shuffle import MAX_SEED
 from ..engines import yukon as engine
 from .common import (
     options_schema,
@@ -121,7 +120,10 @@ state's may not."""
 _DERIVED: Final = ("hand_counts", "stock_count", "won_counts", "sides")
 
 
-class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: ignore[misc]
+_SEED_TEXT: Final = "The game's seed, kept so that later hands stay reproducible; `null` if none."
+
+
+class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed_text=_SEED_TEXT)):  # type: ignore[misc]
     """``YukonState``: §5 plus ``seq``, ``rules_version``, ``seed``; derived values ignored."""
 
     WIRE_DESCRIPTION = (
@@ -132,14 +134,6 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: 
         "member is 422 `invalid_state`.\n"
     )
 
-    seed = StrictInt(
-        allow_none=True,
-        validate=validate.Range(0, MAX_SEED),
-        metadata={
-            "description": "The game's seed, kept so that later hands stay reproducible; `null` if none.",
-            "contract": {"$ref": _REF + "Seed"},
-        },
-    )  # the head's, in this game's words
     players = StrictInt(required=True, validate=validate.OneOf(engine.PLAYER_COUNTS))
     phase = StrictString(
         required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "YukonPhase"}
