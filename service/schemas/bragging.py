@@ -24,6 +24,7 @@ from .common import (
 from .fields import CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, next_deal, optional, seat
+from .sent import Event, Events, View, described, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -337,5 +338,88 @@ MOVES: Final = Moves(
     ),
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "BraggingSeat", title="Bragging (Russian four-card brag)", state=STATE)
+# --- what the game sends: views (§5), events, scores --------------------------------------------
+
+_STATE: Final = View(Loaded(MOVES.prefix, CARD, SEAT).state(STATE))
+_CARDS: Final = _STATE.part("BraggingCards")
+_RESULT: Final = _STATE.part("BraggingResult").schema["properties"]
+AMOUNT: Final = Wire({"description": "A sum of money (never negative).", "type": "integer", "minimum": 0}, name="BraggingAmount")
+PER_SEAT_INT: Final = Wire(
+    {"description": "One integer per seat.", "type": "array", "minItems": MIN_SEATS, "maxItems": MAX_SEATS,
+     "items": {"type": "integer"}},
+    name="BraggingPerSeatInt",
+)
+VALUE: Final = Wire(
+    {"description": "A hand value `[category, n1, n2, …]` (§7.2); compared element by element.", "type": "array",
+     "minItems": _VALUE_LEN[0], "maxItems": _VALUE_LEN[1], "items": {"type": "integer", "minimum": 0}},
+    name="BraggingValue",
+)
+_VIEW: Final = {
+    **_STATE.members("game", "seq", "rules_version", "options", "players", "hand_number", "dealer", "phase", "to_move",
+                     "blinds"),
+    "hidden_counts": described("How many face-down cards each seat holds.", PER_SEAT_INT),
+    **_STATE.members("up", "exposed_count"),
+    "deck_count": {"type": "integer", "minimum": 0, "maximum": 52},
+    "dead_count": {"type": "integer", "minimum": 0, "maximum": 52},
+    **_STATE.members("folded", "contrib", "current_bet", "pending", "pot", "carry", "balances", "last_result"),
+}
+_VIEW_TEXT: Final = "The members every Bragging view carries (the public parts of the state)."
+SEAT_VIEW: Final = Wire(
+    obj(
+        {
+            **_VIEW,
+            "seat": SEAT,
+            "hand": described("This seat's face-down cards.", _CARDS),
+            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
+                            "items": {"$ref": "#/components/schemas/" + MOVES.name}},
+        },
+        optional=("legal_moves",),
+        description=_VIEW_TEXT,
+    ),
+    name="BraggingSeatView",
+)
+PUBLIC_VIEW: Final = Wire(obj({**_VIEW, "seat": {"type": "null"}}, description=_VIEW_TEXT), name="BraggingPublicView")
+VIEW: Final = Wire(
+    {
+        "description": "What one seat may see (§5), or the public view (`seat` null): everything but face-down\n"
+        "cards, with their counts; a seat also sees its own face-down cards (`hand`), and the view\n"
+        "of the seat to move lists its `legal_moves`. Showdown hands are in `last_result`.\n",
+        "oneOf": [SEAT_VIEW, PUBLIC_VIEW],
+    },
+    name="BraggingView",
+)
+EVENTS: Final = Events(MOVES.prefix, "Bragging", (
+    Event("hand_started", {"hand_number": {"type": "integer", "minimum": 1}, "dealer": SEAT, "ante": AMOUNT, "pot": AMOUNT},
+          description="A hand begins; every seat has paid the ante (`pot` includes a carried pot)."),
+    Event("blind", {"player": SEAT, "amount": STAKE}),
+    Event("no_blind", {"player": SEAT}),
+    Event("cards_dealt", {"player": SEAT, "face_down": nullable(_CARDS), "face_up": _CARDS},
+          description="Cards dealt to one seat (rounds 1–2, or 3–4); `face_down` is null for other viewers."),
+    Event("expose", {"player": SEAT, "cards": _CARDS}),
+    Event("fold", {"player": SEAT}),
+    Event("check", {"player": SEAT}),
+    Event("call", {"player": SEAT, "amount": described("What the call paid.", STAKE)}),
+    Event("raise", {"player": SEAT, "to": STAKE, "amount": described("What the raise paid.", AMOUNT)}),
+    Event(
+        "hand_over",
+        {"kind": _RESULT["kind"], "winners": _RESULT["winners"], "pot": AMOUNT,
+         "shares": {"type": "object", "additionalProperties": AMOUNT},
+         "values": {"type": "object", "additionalProperties": VALUE}, "hands": _RESULT["hands"]},
+        description="The hand's result, as `last_result`.",
+    ),
+    Event("game_over", {"winner": SEATS},
+          description="Hand N of the `hands` option has ended: `winner` = the seats with the highest balance."),
+))
+SCORES: Final = Wire(
+    obj(
+        {"totals": PER_SEAT_INT, "pot": AMOUNT, "carry": AMOUNT, "contrib": PER_SEAT_INT},
+        description="`totals` = balances; the pot, the carried amount and this hand's bets (`contrib`).",
+    ),
+    name="BraggingScores",
+)
+
+CONTRACT: Final = Contract(
+    MOVES, CARD, "BraggingSeat", title="Bragging (Russian four-card brag)", state=STATE, view=VIEW,
+    events=EVENTS.wire, scores=SCORES,
+)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

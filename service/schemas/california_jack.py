@@ -23,6 +23,7 @@ from .common import (
 from .fields import CardField, CardList, IntList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck_of, next_deal, seat
+from .sent import Event, Events, View, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -303,6 +304,8 @@ STOCK_TOP: Final = Wire(
     {"description": "The stock's top card when both seats may see it (§4), else `null`.", "anyOf": [CARD, {"type": "null"}]},
     name="CaliforniaJackStockTop",
 )
+STOCK_COUNT: Final = {"type": "integer", "minimum": 0, "maximum": engine.STOCK_SIZE}
+"""The derived ``stock_count``'s schema (the views carry it too)."""
 
 
 def _Derived(text: str, contract: Any) -> fields.Raw:
@@ -359,7 +362,7 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: 
         required=True,
     )
     winner = _Seat(required=True, allow_none=True)
-    stock_count = _Derived("", {"type": "integer", "minimum": 0, "maximum": engine.STOCK_SIZE})
+    stock_count = _Derived("", STOCK_COUNT)
     stock_top = _Derived("", STOCK_TOP)
     known_cards = _Derived("", KNOWN_CARDS)
     game_totals = _Derived("; card value of each seat's tricks so far.", PAIR)
@@ -409,9 +412,85 @@ MOVES: Final = Moves(
     ),
 )
 
+# --- what the game sends: views (§5), events, scores (§7) --------------------------------------
+
+_STATE: Final = View(Loaded(MOVES.prefix, CARD, SEAT).state(STATE))
+# The view's nullable winner keeps the contract's named form (the state writes it in place).
+WINNER: Final = Wire(nullable(SEAT), name="CaliforniaJackWinner")
+DRAW_VIEW: Final = Wire(
+    obj(
+        {**DRAW.schema["properties"], "card": nullable(CARD)},
+        description="A draw as a view shows it; `card` is `null` for a private draw of another seat.",
+    ),
+    name="CaliforniaJackDrawView",
+)
+_HANDS: Final = _STATE.member("hands")
+VIEW: Final = Wire(
+    obj(
+        {
+            **_STATE.members("game"),
+            "seat": nullable(SEAT),
+            **_STATE.members("seq", "rules_version", "options", "phase", "deal_number", "dealer", "to_move", "scores"),
+            "hands": {
+                "description": "The viewer's own hand; `null` for a hand it may not see.",
+                **{k: v for k, v in _HANDS.items() if k != "description"},
+                "items": nullable(_HANDS["items"]),
+            },
+            "hand_counts": PAIR,
+            "known_cards": KNOWN_CARDS,
+            "stock_count": STOCK_COUNT,
+            "stock_top": STOCK_TOP,
+            **_STATE.members("trump", "trick", "trick_leader", "tricks"),
+            "draws": {**_STATE.member("draws"), "items": DRAW_VIEW},
+            **_STATE.members("last_hand"),
+            "winner": WINNER,
+            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
+                            "items": {"$ref": "#/components/schemas/" + MOVES.name}},
+        },
+        optional=("legal_moves",),
+        description="What one seat may see (§5), or the public view (`seat` null, sealed mode without `as`):\n"
+        "the state without `seed` and `stock`, the other seat's hand (both, in the public view)\n"
+        "replaced by `null`, private draws of another seat with `card: null`; `legal_moves` only\n"
+        "in the view of the seat to move.\n",
+    ),
+    name="CaliforniaJackView",
+)
+_DEAL: Final = {"type": "integer", "minimum": 1}
+EVENTS: Final = Events(MOVES.prefix, "California Jack", (
+    Event("deal_started", {"dealer": SEAT, "deal_number": _DEAL, "trump": SUIT, "stock_top": CARD},
+          description="A hand dealt; `stock_top` is the first turn-up, which sets the trump."),
+    Event("card_played", {"player": SEAT, "card": CARD}),
+    Event("trick_won", {"player": SEAT,
+                        "cards": {"description": "[led, followed].", "type": "array", "minItems": 2, "maxItems": 2,
+                                  "items": CARD},
+                        "trump": SUIT}),
+    Event(
+        "card_drawn",
+        {"player": SEAT, "card": nullable(CARD), "trick": DRAW.schema["properties"]["trick"], "public": {"type": "boolean"}},
+        description="A card taken from the stock; `card` is `null` for other viewers when the draw is not public.",
+    ),
+    Event("trump_set", {"trump": SUIT, "card": CARD},
+          description="`changing` mode: the new top card of the stock sets the next trick's trump."),
+    Event(
+        "hand_over",
+        {"deal_number": _DEAL, "trump": SUIT,
+         "awards": {"type": "array", "minItems": 3, "maxItems": 4, "items": _STATE.part("CaliforniaJackAward")},
+         "game_totals": PAIR, "scores": PAIR},
+        description="The hand scored (§7); `scores` are the totals after counting out.",
+    ),
+    Event("game_over", {"winner": {"type": "array", "items": SEAT}}),
+))
+SCORES: Final = Wire(
+    obj(
+        {"totals": PAIR, "tricks_won": PAIR, "game_totals": PAIR},
+        description="`totals` = match points; this hand's tricks won and each seat's card value in its tricks.",
+    ),
+    name="CaliforniaJackScores",
+)
+
 CONTRACT: Final = Contract(
     MOVES, CARD, "CaliforniaJackSeat",
     option_schemas={"start_scores": {"minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0}}},
-    state=STATE,
+    state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""
