@@ -25,9 +25,10 @@ SEEDS = tuple(range(1, 11))
 VIEW_EVERY = 7
 """Views and scores are checked on every 7th state (and the last): events on every step."""
 
-ENDING: dict[str, dict[str, object]] = {"stukolka": {"deals": 2}, "snap": {"tie_rule": "pool"}}
+ENDING: dict[str, dict[str, object]] = {"stukolka": {"deals": 2}, "bragging": {"hands": 2}, "snap": {"tie_rule": "pool"}}
 """Options every other seed plays with, per game, where the defaults never send an event type:
-Stukolka's `deals: null` plays on until a balance passes the house limit (no `game_over`), Snap's
+Stukolka's `deals: null` and Bragging's `hands: null` play on until a balance passes the house
+limit (no `game_over`), Snap's
 `tie_rule: list_order` never sends `tie_to_pool`."""
 
 
