@@ -31,11 +31,13 @@ __all__ = ["generated", "generated_sections", "render", "written"]
 
 
 def generated() -> dict[str, Any]:
-    """The components the declarations give, by name: every game's move schemas, then its request
-    and answer schemas."""
+    """The components the declarations give, by name: ``GameId`` (the registry's games), every
+    game's move schemas, then its request and answer, state, view, event, score and problem-code
+    schemas."""
     from . import SCHEMAS
 
     out = components(codec.moves for codec in SCHEMAS.values())
+    out["GameId"] = {"description": "The id of a game this service referees.", "type": "string", "enum": list(SCHEMAS)}
     for codec in SCHEMAS.values():
         contract = codec.module.CONTRACT
         own = {**wrappers(contract), **options(contract), **enums(contract), **state_components(contract)}
