@@ -170,7 +170,7 @@ def install(app: Flask, headers: Callable[[Response, set[str]], None] | None = N
             response.headers[REQUEST_ID_HEADER] = request_id
         else:
             response.headers.add(REQUEST_ID_HEADER, request_id)  # what setting it does when it is not there
-        current = request._get_current_object()
+        current = request._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy, typed as the Request
         rule = current.url_rule
         started = getattr(context, "started", None)
         _count_request("(unmatched)" if rule is None else rule.rule, _game_of(current.view_args), str(response.status_code),
