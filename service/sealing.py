@@ -156,6 +156,25 @@ def _hmac_sha256(key: bytes, message: bytes) -> bytes:
     return _SHA256(block.translate(_OPAD) + _SHA256(block.translate(_IPAD) + message).digest()).digest()
 
 
+class _KeyedMac:
+    """HMAC-SHA256 (RFC 2104) under one fixed key of at most 64 bytes, with the hash states of the
+    padded key computed once: a MAC is then two hash copies, updates and digests."""
+
+    __slots__ = ("_inner", "_outer")
+
+    def __init__(self, key: bytes) -> None:
+        block = key.ljust(64, b"\0")
+        self._inner = _SHA256(block.translate(_IPAD))
+        self._outer = _SHA256(block.translate(_OPAD))
+
+    def digest(self, message: bytes) -> bytes:
+        inner = self._inner.copy()
+        inner.update(message)
+        outer = self._outer.copy()
+        outer.update(inner.digest())
+        return outer.digest()
+
+
 _MESSAGE_KEY_EXPAND: Final = _MESSAGE_KEY_INFO + b"\x01"
 
 
@@ -266,10 +285,9 @@ class Sealer:
         self._by_key_id = dict(zip(self._key_ids, self._token_keys, strict=True))
         if len(self._by_key_id) != len(self.raw_keys):
             raise ValueError("two seal keys have the same key id (a 1 in 16 million chance, or the same key twice): generate another")
-        # seat keys are HMACs under these, each set up once (``_mac`` copies it: no key schedule per call)
-        self._seat_keys = [hmac.new(derive_key(k, "seat keys"), digestmod=hashlib.sha256) for k in self.raw_keys]
-        self._legacy_seat_keys = [hmac.new(hashlib.sha256(_LEGACY_SEAT_LABEL + k).digest(), digestmod=hashlib.sha256)
-                                  for k in self.raw_keys]
+        # seat keys are HMACs under these, each set up once
+        self._seat_keys = [_KeyedMac(derive_key(k, "seat keys")) for k in self.raw_keys]
+        self._legacy_seat_keys = [_KeyedMac(hashlib.sha256(_LEGACY_SEAT_LABEL + k).digest()) for k in self.raw_keys]
         self._secret_key = derive_key(self.raw_keys[0], "match secrets")
         self._format1 = MultiFernet([Fernet(k.encode("ascii")) for k in keys])
 
@@ -383,10 +401,8 @@ class Sealer:
 
     # --- seat keys --------------------------------------------------------------------------
 
-    def _mac(self, key: hmac.HMAC, match_id: str, who: str) -> str:
-        mac = key.copy()
-        mac.update(f"{match_id}:{who}".encode())
-        return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode("ascii")
+    def _mac(self, key: _KeyedMac, match_id: str, who: str) -> str:
+        return base64.urlsafe_b64encode(key.digest(f"{match_id}:{who}".encode())).rstrip(b"=").decode("ascii")
 
     def seat_key(self, match_id: str, seat: int | str, *, legacy: bool = False) -> str:
         """The key for ``seat`` (or ``TABLE``) of a match, under the newest key (``legacy``: as a
