@@ -201,7 +201,7 @@ def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
     environ = current.environ
     limit, most = _limits(None, current.endpoint)
     raw = _read(most, environ)
-    if not raw.strip():
+    if not raw or raw.isspace():  # as ``not raw.strip()``, without copying the body
         if allow_empty:
             return {}
         raise ApiError(400, "invalid_request", "The request needs a JSON object body.", {"body": ["missing"]})
