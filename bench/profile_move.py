@@ -8,7 +8,8 @@ client), request ids and metrics on as in production. Two loops:
 - **plain**: the request alone, its process CPU time taken per request;
 - **traced**: the same request with light wrappers around the functions each stage consists of
   (JSON parsing and writing, the request schema, state loading, unsealing and unpacking, the
-  engine, the envelope's wire form, packing and sealing). Each wrapper records its *own* time,
+  engine, the envelope's wire form, packing and sealing, the canonical JSON of the move the record
+  keeps). Each wrapper records its *own* time,
   without the wrapped functions it calls, so the stages add up.
 
 Every figure is the 20th percentile of its samples: a busy machine only adds time (preemption,
@@ -60,6 +61,7 @@ STAGES = (
     "envelope: wire form",
     "edge: pack",
     "sealing: seal",
+    "records: canonical",
     "JSON: write body",
 )
 
@@ -234,6 +236,12 @@ def _trace(app: Any, tracer: Tracer) -> None:
     else:  # since the referee core (service/referee.py): service/envelope.py
         from service import envelope as envelope_module  # type: ignore[no-redef]
     envelope_module.to_wire = wrap(envelope_module.to_wire, "envelope: wire form")
+    try:  # since the referee core: each accepted sealed move joins the record in canonical JSON
+        from service import referee as referee_module
+
+        referee_module.canonical = wrap(referee_module.canonical, "records: canonical")  # type: ignore[attr-defined]
+    except (ImportError, AttributeError):
+        pass
     sealer = app.extensions["referee.sealer"]
     if sealer is not None:
         sealer.unseal = wrap(sealer.unseal, "sealing: unseal")

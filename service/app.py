@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -96,7 +96,7 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["referee.fairplay"] = referee  # its signer and ledger, under the name tools used before the core
     if not cfg.sealed:
         log.warning("no seal keys configured: running in OPEN mode (plain states are trusted); REFEREE_MODE=sealed refuses this")
-    readiness = observability.install(app)
+    readiness = observability.install(app, _response_headers(cfg))
     problems.register(app)
     app.register_blueprint(bp)
     app.register_blueprint(rules_bp)  # /v1/games/<id>/rules and /errors/<code>
@@ -133,7 +133,6 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
         status = 200 if phase == "ready" else 503
         return Response(f'{{"status":"{phase}","mode":"{mode}"}}', status=status, mimetype="application/json")
 
-    _install_headers(app, cfg)
     if cfg.metrics_port is not None:
         app.wsgi_app = _ByListener(app.wsgi_app, observability.metrics_wsgi, cfg.metrics_port)  # type: ignore[method-assign]
     _warm_up(app)
@@ -165,18 +164,21 @@ def _install_docs(app: Flask) -> None:
         return docs_response((dist / name).read_bytes(), mimetype)
 
 
-def _install_headers(app: Flask, cfg: Config) -> None:
-    """nosniff on every response; no-store unless the view chose its caching (tokens, seat keys
-    and states must never sit in a cache); CORS headers for allowed origins only."""
+def _response_headers(cfg: Config) -> Callable[[Response, set[str]], None]:
+    """The headers every response carries, set in observability's after-request hook
+    (``observability.install``): nosniff; no-store unless the view chose its caching (tokens, seat
+    keys and states must never sit in a cache); CORS headers for allowed origins only."""
     allowed = frozenset(cfg.cors_origins)
     any_origin = "*" in allowed
 
-    @app.after_request
-    def _headers(response: Response) -> Response:
+    def headers_of(response: Response, sent: set[str]) -> None:
         headers = response.headers
-        headers["X-Content-Type-Options"] = "nosniff"
-        if "Cache-Control" not in headers:
-            headers["Cache-Control"] = "no-store"
+        if "x-content-type-options" in sent:
+            headers["X-Content-Type-Options"] = "nosniff"
+        else:
+            headers.add("X-Content-Type-Options", "nosniff")  # what setting it does when it is not there
+        if "cache-control" not in sent:
+            headers.add("Cache-Control", "no-store")
         if allowed:
             origin = request.headers.get("Origin")
             if origin and (any_origin or origin in allowed) and _cors_path(request.path):
@@ -188,7 +190,8 @@ def _install_headers(app: Flask, cfg: Config) -> None:
                     headers["Access-Control-Max-Age"] = CORS_MAX_AGE
             if not any_origin:
                 headers.add("Vary", "Origin")
-        return response
+
+    return headers_of
 
 
 def _cors_path(path: str) -> bool:

@@ -92,7 +92,11 @@ def request_id() -> str:
 
 
 def _game_label() -> str:
-    game = (request.view_args or {}).get("game_id")
+    return _game_of(request.view_args)
+
+
+def _game_of(view_args: dict[str, Any] | None) -> str:
+    game = view_args.get("game_id") if view_args else None
     return game if isinstance(game, str) and game in ENGINES else "-"
 
 
@@ -133,28 +137,43 @@ def _metrics_text() -> bytes:
     return generate_latest(REGISTRY)
 
 
-def install(app: Flask) -> Readiness:
-    """Wire request ids, metrics and ``/metrics`` into ``app``; returns its readiness."""
+def install(app: Flask, headers: Callable[[Response, set[str]], None] | None = None) -> Readiness:
+    """Wire request ids, metrics and ``/metrics`` into ``app``; returns its readiness.
+
+    ``headers(response, sent)``: the app's own headers for every response, set first in the same
+    after-request hook (Flask looks up and calls each hook on every request); ``sent`` holds the
+    lower-cased names the response carried when the hook began, so that neither looks one up by
+    scanning the response's headers again."""
     readiness = Readiness()
     app.extensions["referee.readiness"] = readiness
 
     match_id = _REQUEST_ID.fullmatch
     clock = time.perf_counter
+    request_id_name = REQUEST_ID_HEADER.lower()
 
     @app.before_request
     def _start() -> None:
+        context = g._get_current_object()  # one proxy look-up per object, not one per use
         given = request.environ.get("HTTP_X_REQUEST_ID")
-        g.request_id = given if given and match_id(given) else _new_request_id()
-        g.started = clock()
+        context.request_id = given if given and match_id(given) else _new_request_id()
+        context.started = clock()
 
     @app.after_request
     def _finish(response: Response) -> Response:
         now = clock()
-        context = g._get_current_object()  # one proxy look-up, not four
-        response.headers[REQUEST_ID_HEADER] = getattr(context, "request_id", None) or _new_request_id()
-        rule = request.url_rule
+        sent = {name.lower() for name, _ in response.headers}
+        if headers is not None:
+            headers(response, sent)
+        context = g._get_current_object()
+        request_id = getattr(context, "request_id", None) or _new_request_id()
+        if request_id_name in sent:
+            response.headers[REQUEST_ID_HEADER] = request_id
+        else:
+            response.headers.add(REQUEST_ID_HEADER, request_id)  # what setting it does when it is not there
+        current = request._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy, typed as the Request
+        rule = current.url_rule
         started = getattr(context, "started", None)
-        _count_request("(unmatched)" if rule is None else rule.rule, _game_label(), str(response.status_code),
+        _count_request("(unmatched)" if rule is None else rule.rule, _game_of(current.view_args), str(response.status_code),
                        None if started is None else now - started)
         return response
 

@@ -123,10 +123,11 @@ def read_limit(operation: str | None = None) -> int:
     return _limits(operation)[1]
 
 
-def _limits(operation: str | None) -> tuple[int, int]:
-    """(``body_limit``, ``read_limit``) of ``operation`` (default: the current request's view)."""
+def _limits(operation: str | None, endpoint: str | None = None) -> tuple[int, int]:
+    """(``body_limit``, ``read_limit``) of ``operation`` (default: the view of ``endpoint``, else
+    the current request's)."""
     cfg: Config = current_app.extensions["referee.config"]
-    name = operation or (request.endpoint or "").rpartition(".")[2]
+    name = operation or ((request.endpoint if endpoint is None else endpoint) or "").rpartition(".")[2]
     limit = cfg.body_limits.get(name, cfg.max_body)
     return limit, limit + (MAX_TOKEN_CHARS if cfg.sealed and name in _TOKEN_OPERATIONS else 0)
 
@@ -135,9 +136,9 @@ def _too_large(limit: int) -> ApiError:
     return ApiError(413, "body_too_large", f"The request body is larger than this operation accepts ({limit} bytes).")
 
 
-def _read(limit: int) -> bytes:
-    """The raw body, at most ``limit`` bytes (413 past it), chunked or with a Content-Length."""
-    environ = request.environ
+def _read(limit: int, environ: dict[str, Any]) -> bytes:
+    """The raw body of the request of ``environ``, at most ``limit`` bytes (413 past it), chunked
+    or with a Content-Length."""
     stream = environ.get("wsgi.input")
     length_text = environ.get("CONTENT_LENGTH") or ""
     if length_text:
@@ -196,14 +197,16 @@ def _unreadable(exc: Exception) -> ApiError | None:
 
 def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
     """The request's JSON object, shape-checked by ``schema`` (400 / 413 / 415 otherwise)."""
-    limit, most = _limits(None)
-    raw = _read(most)
-    if not raw.strip():
+    current = request._get_current_object()  # type: ignore[attr-defined]  # one proxy look-up, not one per use
+    environ = current.environ
+    limit, most = _limits(None, current.endpoint)
+    raw = _read(most, environ)
+    if not raw or raw.isspace():  # as ``not raw.strip()``, without copying the body
         if allow_empty:
             return {}
         raise ApiError(400, "invalid_request", "The request needs a JSON object body.", {"body": ["missing"]})
-    content_type = request.environ.get("CONTENT_TYPE")
-    mimetype = content_type if content_type == "application/json" else (request.mimetype or "")  # the usual one, unparsed
+    content_type = environ.get("CONTENT_TYPE")
+    mimetype = content_type if content_type == "application/json" else (current.mimetype or "")  # the usual one, unparsed
     if mimetype != "application/json" and not mimetype.endswith("+json"):
         raise ApiError(415, "unsupported_media_type", "Send the body as application/json.")
     marks = _marks(raw)

@@ -41,7 +41,7 @@ _HTTP_CODES = {
 
 def problem(body: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> Response:
     """A problem+json response for ``body``."""
-    resp = Response(jsonio.dumps(body), status=int(body["status"]), mimetype=PROBLEM_TYPE)
+    resp = Response(jsonio.dumps(body), status=int(body["status"]), content_type=PROBLEM_TYPE)
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp

@@ -29,7 +29,7 @@ _NEW, _STATE, _MOVE, _REPLAY = NewRequest(), StateRequest(), MoveRequest(), Repl
 
 
 def _json(obj: Any, status: int = 200) -> Response:
-    return Response(jsonio.dumps(obj), status=status, mimetype="application/json")
+    return Response(jsonio.dumps(obj), status=status, content_type="application/json")  # as the mimetype would, unparsed
 
 
 def referee() -> Referee:

@@ -175,26 +175,30 @@ _PLAIN: Final = frozenset({type(None), bool, int, str, float})
 """Types that are their own wire form: containers copy them without a call."""
 
 
+_CARD_TEXT_OF: Final = CARD_TEXT.get
+
+
 def _sequence(obj: Any) -> list[Any]:
-    text, plain = CARD_TEXT.get, _PLAIN
+    text, plain = _CARD_TEXT_OF, _PLAIN
     return [text(id(v)) or (v if type(v) in plain else to_wire(v)) for v in obj]  # cards and numbers without a call
 
 
 def _mapping(obj: Any) -> dict[str, Any]:
     plain = _PLAIN
-    return {str(k): v if type(v) in plain else to_wire(v) for k, v in obj.items()}
+    return {k if type(k) is str else str(k): v if type(v) in plain else to_wire(v) for k, v in obj.items()}
 
 
 def _record(fields_: tuple[str, ...]) -> _Encoder:
     def encode(obj: Any) -> dict[str, Any]:
-        plain = _PLAIN
-        return dict(zip(fields_, [v if type(v) in plain else to_wire(v) for v in obj]))
+        text, plain = _CARD_TEXT_OF, _PLAIN
+        return dict(zip(fields_, [text(id(v)) or (v if type(v) in plain else to_wire(v)) for v in obj]))
 
     return encode
 
 
 def _dataclass(cls: type) -> _Encoder:
     move_type, plan = _wire_plan(cls)
+    plain = _PLAIN
 
     def encode(obj: Any) -> dict[str, Any]:
         out = {} if move_type is None else {"type": move_type}
@@ -202,7 +206,7 @@ def _dataclass(cls: type) -> _Encoder:
             value = getattr(obj, attr)
             if value is None and optional:
                 continue  # optional move fields (a next_deal template's deck) are left out
-            out[name] = to_wire(value)
+            out[name] = value if type(value) in plain else to_wire(value)
         return out
 
     return encode
@@ -235,6 +239,9 @@ def _encoder_for(kind: type) -> _Encoder:
 def to_wire(obj: Any) -> Any:
     """JSON-ready form of engine values: cards as strings, enums as values, records as objects."""
     kind = type(obj)
+    if kind is tuple or kind is list:  # the commonest containers (``_sequence``), without a look-up and a call
+        text, plain = _CARD_TEXT_OF, _PLAIN
+        return [text(id(v)) or (v if type(v) in plain else to_wire(v)) for v in obj]
     encode = _ENCODERS.get(kind)
     if encode is None:
         encode = _ENCODERS.setdefault(kind, _encoder_for(kind))

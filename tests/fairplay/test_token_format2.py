@@ -21,6 +21,7 @@ import pybase64
 import pytest
 from cryptography.fernet import Fernet
 from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from flask import Flask
 from flask.testing import FlaskClient
@@ -211,6 +212,43 @@ def test_no_two_tokens_share_a_salt_and_nonce() -> None:
         assert raw[:HEADER] == b"\x72\xb7\xf6" + derive_key(_raw(KEY_NEW), "key id", 3)
         seen.add(raw[HEADER:BODY])
     assert len(seen) == 2000
+
+
+def _reference_message_key(token_key: bytes, salt: bytes) -> AESGCM:
+    """A token's message key as the format defines it, by ``cryptography``'s own HKDF."""
+    return AESGCM(HKDF(algorithm=hashes.SHA256(), length=32, salt=salt, info=b"card-referee token v2 message key").derive(token_key))
+
+
+def test_tokens_are_the_formats_under_a_reference_hkdf() -> None:
+    """The sealer's message keys (HKDF written out as two HMACs) are the format's: every token it
+    writes opens with the key ``cryptography``'s HKDF derives, and a token written with that key
+    opens in the sealer, over many salts."""
+    sealer = Sealer([KEY_NEW])
+    token_key = derive_key(_raw(KEY_NEW), "token")
+    header = b"\x72\xb7\xf6" + derive_key(_raw(KEY_NEW), "key id", 3)
+    for i in range(300):
+        raw = pybase64.urlsafe_b64decode(sealer._encrypt(GAME, b"plain %d" % i))
+        salt, nonce = raw[HEADER : HEADER + 12], raw[HEADER + 12 : BODY]
+        assert _reference_message_key(token_key, salt).decrypt(nonce, raw[BODY:], header + GAME.encode()) == b"plain %d" % i
+        salt, nonce = bytes([i % 256]) * 12, bytes([(i * 7) % 256]) * 12
+        sealed = _reference_message_key(token_key, salt).encrypt(nonce, b"theirs %d" % i, header + GAME.encode())
+        assert sealer._decrypt(GAME, header + salt + nonce + sealed) == b"theirs %d" % i
+
+
+def test_seat_keys_are_hmacs_of_the_match_and_seat() -> None:
+    """A seat key is base64url(HMAC-SHA256(seat-keys key, "<match id>:<seat>")), unpadded, and
+    ``identify`` finds the seat (or the table) from it."""
+    sealer = Sealer([KEY_OLD, KEY_NEW])
+    for match_id in ("m", "a" * 22, "é-match"):
+        for who in ("table", 0, 1, 5):
+            mac = hmac.new(derive_key(_raw(KEY_OLD), "seat keys"), f"{match_id}:{who}".encode(), hashlib.sha256).digest()
+            expected = base64.urlsafe_b64encode(mac).rstrip(b"=").decode("ascii")
+            assert sealer.seat_key(match_id, who) == expected
+            assert sealer.identify(match_id, 6, expected) == who
+            assert sealer.seat_key(match_id, who, legacy=True) == legacy_seat_key(KEY_OLD, match_id, who)
+    other = Sealer([KEY_NEW]).seat_key("m", 0)
+    assert sealer.identify("m", 2, other) == 0  # a key listed second still identifies
+    assert Sealer([KEY_OTHER]).identify("m", 2, other) is None
 
 
 def test_per_purpose_keys_are_distinct_and_the_signing_key_is_unchanged() -> None:
