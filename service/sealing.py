@@ -144,45 +144,11 @@ def derive_key(seal_key: bytes, purpose: str, length: int = 32) -> bytes:
     return HKDF(algorithm=hashes.SHA256(), length=length, salt=None, info=PURPOSES[purpose]).derive(seal_key)
 
 
-_IPAD: Final = bytes(b ^ 0x36 for b in range(256))
-_OPAD: Final = bytes(b ^ 0x5C for b in range(256))
-_SHA256: Final = hashlib.sha256
-
-
-def _hmac_sha256(key: bytes, message: bytes) -> bytes:
-    """HMAC-SHA256 (RFC 2104) under a key of at most 64 bytes, in two hash calls: ``hmac.digest``
-    sets up OpenSSL's HMAC for each call, which costs more than hashing a short message."""
-    block = key.ljust(64, b"\0")
-    return _SHA256(block.translate(_OPAD) + _SHA256(block.translate(_IPAD) + message).digest()).digest()
-
-
-class _KeyedMac:
-    """HMAC-SHA256 (RFC 2104) under one fixed key of at most 64 bytes, with the hash states of the
-    padded key computed once: a MAC is then two hash copies, updates and digests."""
-
-    __slots__ = ("_inner", "_outer")
-
-    def __init__(self, key: bytes) -> None:
-        block = key.ljust(64, b"\0")
-        self._inner = _SHA256(block.translate(_IPAD))
-        self._outer = _SHA256(block.translate(_OPAD))
-
-    def digest(self, message: bytes) -> bytes:
-        inner = self._inner.copy()
-        inner.update(message)
-        outer = self._outer.copy()
-        outer.update(inner.digest())
-        return outer.digest()
-
-
-_MESSAGE_KEY_EXPAND: Final = _MESSAGE_KEY_INFO + b"\x01"
-
-
 def _message_key(token_key: bytes, salt: bytes) -> AESGCM:
     """The AES-GCM key of one token: ``HKDF-SHA256(token key, salt, _MESSAGE_KEY_INFO)``, 32 bytes
-    (RFC 5869: extract PRK = HMAC(salt, key), expand one block T(1) = HMAC(PRK, info ‖ 0x01))."""
-    prk = _hmac_sha256(salt, token_key)
-    return AESGCM(_hmac_sha256(prk, _MESSAGE_KEY_EXPAND))
+    (``cryptography``'s HKDF: 0.7 µs more than two hand-written HMACs, not worth a primitive of
+    our own)."""
+    return AESGCM(HKDF(algorithm=hashes.SHA256(), length=32, salt=salt, info=_MESSAGE_KEY_INFO).derive(token_key))
 
 
 def _decode(token: str) -> bytes:
@@ -285,9 +251,10 @@ class Sealer:
         self._by_key_id = dict(zip(self._key_ids, self._token_keys, strict=True))
         if len(self._by_key_id) != len(self.raw_keys):
             raise ValueError("two seal keys have the same key id (a 1 in 16 million chance, or the same key twice): generate another")
-        # seat keys are HMACs under these, each set up once
-        self._seat_keys = [_KeyedMac(derive_key(k, "seat keys")) for k in self.raw_keys]
-        self._legacy_seat_keys = [_KeyedMac(hashlib.sha256(_LEGACY_SEAT_LABEL + k).digest()) for k in self.raw_keys]
+        # seat keys are HMAC-SHA256 under these, each keyed once (``_mac`` copies it: no key setup per call)
+        self._seat_keys = [hmac.new(derive_key(k, "seat keys"), digestmod=hashlib.sha256) for k in self.raw_keys]
+        self._legacy_seat_keys = [hmac.new(hashlib.sha256(_LEGACY_SEAT_LABEL + k).digest(), digestmod=hashlib.sha256)
+                                  for k in self.raw_keys]
         self._secret_key = derive_key(self.raw_keys[0], "match secrets")
         self._format1 = MultiFernet([Fernet(k.encode("ascii")) for k in keys])
 
@@ -401,8 +368,10 @@ class Sealer:
 
     # --- seat keys --------------------------------------------------------------------------
 
-    def _mac(self, key: _KeyedMac, match_id: str, who: str) -> str:
-        return base64.urlsafe_b64encode(key.digest(f"{match_id}:{who}".encode())).rstrip(b"=").decode("ascii")
+    def _mac(self, key: hmac.HMAC, match_id: str, who: str) -> str:
+        mac = key.copy()
+        mac.update(f"{match_id}:{who}".encode())
+        return base64.urlsafe_b64encode(mac.digest()).rstrip(b"=").decode("ascii")
 
     def seat_key(self, match_id: str, seat: int | str, *, legacy: bool = False) -> str:
         """The key for ``seat`` (or ``TABLE``) of a match, under the newest key (``legacy``: as a
@@ -412,7 +381,7 @@ class Sealer:
     def identify(self, match_id: str, seats: int, presented: str, *, legacy: bool = False) -> int | str | None:
         """Which seat (or ``TABLE``) ``presented`` belongs to, under any configured key; else None
         (``legacy``: the match began under token format 1, ``Match.legacy_seat_keys``)."""
-        if not presented or len(presented) > 128:
+        if not presented or len(presented) > 128 or not presented.isascii():  # compare_digest takes ASCII text only
             return None
         who_list: list[int | str] = [TABLE, *range(seats)]
         for key in self._legacy_seat_keys if legacy else self._seat_keys:
