@@ -166,3 +166,11 @@ def test_no_component_is_left_unreferenced() -> None:
     assert families == {"HttpProblemCode", "RulesProblemCode", "RecordProblemCode"} | {
         codec.moves.prefix + "ProblemCode" for codec in SCHEMAS.values()
     }
+
+
+def test_the_examples_are_the_services_own_answers() -> None:
+    """Every game's worked examples are what ``python3 -m service.examples`` writes: the recipe's
+    requests, and the service's answers to them (open mode)."""
+    from service.examples import written as with_examples
+
+    assert with_examples(DOCUMENT) == DOCUMENT, "run python3 -m service.examples"

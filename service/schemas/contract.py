@@ -98,15 +98,16 @@ def _dump(name: str, schema: Mapping[str, Any], indent: str = "    ") -> str:
         if isinstance(value, Mapping):
             for k, v in value.items():
                 out.extend(entry(f"{prefix if item and not out else inner}{flow(k)}: ", v, inner))
-        else:
+        else:  # an item's list starts on the dash's line, its other elements under that one's
+            at = inner if item else indent
             for element in value:
-                out.extend(entry(f"{indent}- ", element, indent))
+                out.extend(entry(prefix + "- " if item and not out else f"{at}- ", element, at))
         return out
 
     return "".join(line + "\n" for line in entry(f"{indent}{flow(name)}: ", dict(schema), indent))
 
 
-_SECTIONS: Final = {"schemas": "  schemas:\n", "parameters": "  parameters:\n", "paths": "paths:\n"}
+_SECTIONS: Final = {"schemas": "  schemas:\n", "parameters": "  parameters:\n", "paths": "paths:\n", "examples": "  examples:\n"}
 """Where each generated kind lives in openapi.yaml: its section's heading line."""
 
 
@@ -139,7 +140,7 @@ def _render_section(document: str, heading: str, wanted: Mapping[str, Any]) -> s
 
 def render(document: str, wanted: Mapping[str, Any], section: str = "schemas") -> str:
     """``document`` (openapi.yaml's text) with each entry of ``wanted`` rewritten in place in
-    ``section`` (``schemas``, ``parameters`` or ``paths``). Raises ValueError if one of them is
+    ``section`` (``schemas``, ``parameters``, ``paths`` or ``examples``). Raises ValueError if one of them is
     not in the document's section."""
     return _render_section(document, _SECTIONS[section], wanted)
 
