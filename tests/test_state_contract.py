@@ -165,3 +165,23 @@ def test_nullable_described_and_named_fields() -> None:
     assert part[1] == {"type": "null"} and part[0].name == "OddPart"
     assert part[0].schema["properties"]["n"] == {"description": "Count.", "type": "integer", "minimum": 0, "maximum": 3}
     assert wire.schema["properties"]["seat"] is seat
+
+
+@pytest.mark.parametrize("game", sorted(SCHEMAS))
+def test_a_move_from_a_state_posted_at_a_counters_bound_answers_within_the_contract(game: str) -> None:
+    """Regression: the contract stated the loader's ``seq`` maximum, and a move from a state posted
+    with ``seq`` at it answered with one more: a response outside the contract. A counter a move
+    advances (``advances`` in its metadata) states its bound in words, not as a ``maximum``."""
+    from service import create_app
+    from tests.contract import assert_conforms
+
+    client = create_app({"SEAL_KEYS": [], "TESTING": True}).test_client()
+    env = client.post(f"/v1/games/{game}/new", json={"seed": 7}).json
+    state = {**env["state"], "seq": 2**31}
+    move = dict(env["legal_moves"][0])
+    if SCHEMAS[game].moves.default_at.wire.name == "ClaimTimestamp":
+        move["at"] = 1000
+    answer = client.post(f"/v1/games/{game}/moves", json={"state": state, "move": move})
+    assert answer.status_code == 200, answer.json
+    assert answer.json["state"]["seq"] == 2**31 + 1
+    assert_conforms("POST", f"/v1/games/{game}/moves", 200, "application/json", answer.json)

@@ -194,7 +194,7 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: 
     )
 
     players = StrictInt(required=True, validate=validate.Range(MIN_SEATS, MAX_SEATS))
-    hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000))
+    hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000), metadata={"advances": True})
     dealer = _Seat(required=True)
     phase = StrictString(
         required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "BraggingPhase"}

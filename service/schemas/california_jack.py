@@ -328,7 +328,7 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: 
     phase = StrictString(
         required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "CaliforniaJackPhase"}
     )
-    deal_number = StrictInt(required=True, validate=validate.Range(1, MAX_SCORE))
+    deal_number = StrictInt(required=True, validate=validate.Range(1, MAX_SCORE), metadata={"advances": True})
     dealer = _Seat(required=True)
     to_move = fields.List(
         _Seat(),

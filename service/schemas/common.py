@@ -108,7 +108,7 @@ def state_schema(
         "rules_version": StrictString(
             validate=validate.Equal(game.rules_version), metadata={"contract": {"$ref": _REF + prefix + "RulesVersion"}}
         ),
-        "seq": StrictInt(validate=validate.Range(0, 2**31), metadata={"description": "Moves applied so far."}),
+        "seq": StrictInt(validate=validate.Range(0, 2**31), metadata={"description": "Moves applied so far.", "advances": True}),
     }
     if seed:
         declared["seed"] = StrictInt(

@@ -11,7 +11,11 @@ so the contract says what the service refuses, bound for bound. What a field can
 - ``contract``: the member's schema when the loader does not check it (a derived value, ignored on
   input but sent in every response: a ``load_only`` field, whose ``allow_none`` says what input is
   ignored, not what answers carry), or when a named ``Wire`` writes it (``SchnapsenPair``);
-- ``wire: "seat"``: the integer is a seat, written as the game's seat schema (``SeatField``).
+- ``wire: "seat"``: the integer is a seat, written as the game's seat schema (``SeatField``);
+- ``advances: True``: a counter a move advances (``seq``, a deal number, a list of finished deals):
+  a move from a state posted at the loader's bound answers with one more, so the contract gives the
+  bound in words ("a posted state's is at most N") instead of a ``maximum`` (``maxItems``) that an
+  answer would break.
 
 A nested schema class names its component with ``WIRE_NAME`` (``<Game>`` + the class name
 without ``Schema`` otherwise) and describes it with ``WIRE_DESCRIPTION``; a field class of a game
@@ -76,6 +80,9 @@ class Loaded:
         the field allows it."""
         meta = f.metadata
         schema = meta["contract"] if "contract" in meta else self.field(f)
+        if meta.get("advances") and "wire_name" not in meta:
+            schema, bound = _unbounded(schema)
+            meta = {**meta, "description": " ".join(filter(None, (meta.get("description"), bound)))}
         if f.allow_none and not f.load_only and not _admits_null(schema):  # a derived value's schema is the answers'
             schema = {"anyOf": [schema, _NULL]}
         if "description" in meta:
@@ -92,6 +99,9 @@ class Loaded:
         if name is None:
             return schema
         text = f.metadata.get("wire_description")
+        if f.metadata.get("advances"):  # the named component states the bound
+            schema, bound = _unbounded(schema)
+            text = " ".join(filter(None, (text, bound)))
         return Wire({"description": text, **schema} if text else schema, name=name)
 
     def _field(self, f: fields.Field[Any]) -> Any:
@@ -127,6 +137,16 @@ class Loaded:
         if isinstance(f, fields.List):
             return _array(self.member(f.inner), *_length(f))
         raise TypeError(f"{type(f).__name__} {f.name!r} has no contract: give it metadata 'contract' or a contract() method")
+
+
+def _unbounded(schema: Any) -> tuple[dict[str, Any], str]:
+    """A counter's schema without its upper bound, and the bound in words."""
+    out = dict(schema) if isinstance(schema, Mapping) else {}
+    if "maximum" in out:
+        return out, f"A posted state's is at most {out.pop('maximum')}."
+    if "maxItems" in out:
+        return out, f"A posted state's holds at most {out.pop('maxItems')}."
+    raise TypeError(f"an advancing counter needs an upper bound to state: {schema!r}")
 
 
 def _admits_null(schema: Any) -> bool:

@@ -122,7 +122,7 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)
     to_move = SeatField(
         2, required=True, allow_none=True, metadata={"description": "The seat whose turn it is; `null` in `game_over`."}
     )
-    turn_number = StrictInt(required=True, validate=validate.Range(1, 2**31))
+    turn_number = StrictInt(required=True, validate=validate.Range(1, 2**31), metadata={"advances": True})
     idle_turns = StrictInt(
         required=True,
         validate=validate.Range(0, engine.IDLE_LIMIT),

@@ -144,7 +144,7 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: 
     phase = StrictString(
         required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "SchnapsenPhase"}
     )
-    deal_number = StrictInt(required=True, validate=validate.Range(1, 100_000))
+    deal_number = StrictInt(required=True, validate=validate.Range(1, 100_000), metadata={"advances": True})
     dealer = _Seat(required=True)
     game_points = IntList(2, 0, 100_000, required=True)
     hands = _Pair(_Cards(0, 5), metadata={"description": "Each seat's cards, in the order received."})
@@ -191,7 +191,9 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: 
             "starts a deal.\n"
         },
     )
-    results = fields.List(fields.Nested(ResultSchema), required=True, validate=validate.Length(max=100_000))
+    results = fields.List(
+        fields.Nested(ResultSchema), required=True, validate=validate.Length(max=100_000), metadata={"advances": True}
+    )
     tricks_won = _Derived()
     card_points = _Derived()
     marriage_points = _Derived()

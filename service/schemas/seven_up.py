@@ -174,7 +174,9 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options)):  # type: 
         required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "SevenUpPhase"}
     )
     deal_number = StrictInt(
-        required=True, validate=validate.Range(1, 10**9), metadata={"description": "1, 2, … (void deals count too)."}
+        required=True,
+        validate=validate.Range(1, 10**9),
+        metadata={"description": "1, 2, … (void deals count too).", "advances": True},
     )
     dealer = _Seat(required=True)
     eldest = _Seat(required=True)

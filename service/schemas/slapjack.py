@@ -158,7 +158,7 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)
             "contract": {"$ref": "#/components/schemas/Seed"},
         },
     )
-    shuffle_count = StrictInt(required=True, validate=validate.Range(0, 2**31))
+    shuffle_count = StrictInt(required=True, validate=validate.Range(0, 2**31), metadata={"advances": True})
     winner = _Seat(required=True, allow_none=True)
     last_result = fields.Nested(ResultSchema, required=True, allow_none=True, metadata={"contract": RESULT})
     cards_held = fields.Raw(

@@ -110,7 +110,8 @@ RESULT: Final = result_contract(
 
 
 def _Seq(**kw: Any) -> StrictInt:
-    metadata = {"wire_name": "SnapSeq", "wire_description": "A flip number (the first flip is 1).", **kw.pop("metadata", {})}
+    metadata = {"wire_name": "SnapSeq", "wire_description": "A flip number (the first flip is 1).", "advances": True,
+                **kw.pop("metadata", {})}
     return StrictInt(validate=validate.Range(1, 2**31), metadata=metadata, **kw)
 
 
@@ -146,7 +147,7 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)
     )
     pool = CardList(PACK, 0, 52, required=True, metadata={"description": "The centre Snap pool, oldest first."})
     pool_seq = _Seq(required=True, allow_none=True)
-    flip_count = StrictInt(required=True, validate=validate.Range(0, 2**31))
+    flip_count = StrictInt(required=True, validate=validate.Range(0, 2**31), metadata={"advances": True})
     last_flipper = _Seat(required=True, allow_none=True)
     to_move = _Seat(
         required=True,
@@ -167,7 +168,8 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)
     )
     last_result = fields.Nested(ResultSchema, required=True, allow_none=True, metadata={"contract": RESULT})
     stall = StrictInt(
-        validate=validate.Range(0, 2**31), metadata={"description": "Flips since a card last changed owner (§7 rule 3)."}
+        validate=validate.Range(0, 2**31),
+        metadata={"description": "Flips since a card last changed owner (§7 rule 3).", "advances": True},
     )
     cards_held = fields.Raw(
         load_only=True,

@@ -230,7 +230,7 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed_text=_
     phase = StrictString(
         required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "StukolkaPhase"}
     )
-    deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9))
+    deal_number = StrictInt(required=True, validate=validate.Range(1, 10**9), metadata={"advances": True})
     dealer = _Seat(required=True)
     to_move = _Seat(
         required=True,

@@ -139,7 +139,7 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed_text=_
         required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "YukonPhase"}
     )
     dealer = _Seat(required=True)
-    hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000))
+    hand_number = StrictInt(required=True, validate=validate.Range(1, 10_000_000), metadata={"advances": True})
     hands = _Hands(metadata={"description": "Each seat's cards (dealt order, drawn cards appended)."})
     stock = CardList(PACK, 0, len(PACK), required=True, metadata={"description": "The face-down stock, top first."})
     trick = fields.List(
