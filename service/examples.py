@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any, Final
 
 __all__ = ["examples", "written"]
@@ -71,20 +70,9 @@ def written(document: str) -> str:
 
 
 def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run by its test
-    from .resources import openapi_path
+    from .schemas.contract import rewrite
 
-    path = Path(openapi_path())
-    before = path.read_text(encoding="utf-8")
-    after = written(before)
-    if "--check" in argv:
-        if after != before:
-            print(f"{path}: the examples differ from the service's answers; run python3 -m service.examples")
-            return 1
-        return 0
-    if after != before:
-        path.write_text(after, encoding="utf-8")
-        print(f"{path}: rewritten")
-    return 0
+    return rewrite(argv, written, "the examples differ from the service's answers; run python3 -m service.examples")
 
 
 if __name__ == "__main__":  # pragma: no cover

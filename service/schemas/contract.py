@@ -19,14 +19,14 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from .moves import components
 from .wrappers import enums, options, state_components, wrappers
 
-__all__ = ["generated", "generated_sections", "render", "written"]
+__all__ = ["generated", "generated_sections", "render", "rewrite", "written"]
 
 
 
@@ -152,21 +152,27 @@ def written(document: str) -> str:
     return document
 
 
-def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run by its test
+def rewrite(argv: list[str], write: Callable[[str], str], differs: str) -> int:
+    """A maintainer's writer of openapi.yaml: ``write`` the file in place, or with ``--check`` exit
+    1 (saying ``differs``) when it would change."""
     from ..resources import openapi_path
 
     path = Path(openapi_path())
     before = path.read_text(encoding="utf-8")
-    after = written(before)
+    after = write(before)
     if "--check" in argv:
         if after != before:
-            print(f"{path}: generated components differ from the declarations; run python3 -m service.schemas.contract")
+            print(f"{path}: {differs}")
             return 1
         return 0
     if after != before:
         path.write_text(after, encoding="utf-8")
         print(f"{path}: rewritten")
     return 0
+
+
+def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run by its test
+    return rewrite(argv, written, "generated components differ from the declarations; run python3 -m service.schemas.contract")
 
 
 if __name__ == "__main__":  # pragma: no cover
