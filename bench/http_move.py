@@ -9,7 +9,9 @@ ratio to the echo. The move request is a mid-game Schnapsen move (open mode: the
 sealed mode: a token with the table key). The echo is loaded with a body of the same size as each
 move request: ``echo`` as the open one, ``echo·sealed`` as the sealed one (a padded token makes it
 about four times larger); each mode's ratio is to the echo of its own body size (the sealed one is
-also given against the open-size echo, as this script reported it before). The servers run side
+also given against the open-size echo, as this script reported it before). ``GET /healthz`` on the
+open referee measures its framework alone (Flask, the hooks, request ids, metrics, the access log),
+beside the echo's. The servers run side
 by side (each idle while another is loaded) and are loaded in alternating rounds: a slow spell of
 the machine hits all of them alike. Single runs here vary by up to 25%; the medians of the
 per-round ratios are the figures to read.
@@ -158,6 +160,8 @@ def main() -> None:
         bodies = _bodies(tmp)
         lua = tmp / "post.lua"
         lua.write_text(LUA)
+        get_lua = tmp / "get.lua"  # the referee's trivial route: its framework alone
+        get_lua.write_text(LUA.replace('wrk.method = "POST"; wrk.body = body', 'wrk.method = "GET"'))
         base_env = {k: v for k, v in os.environ.items() if not k.startswith("REFEREE_") and k != "PYTHONDONTWRITEBYTECODE"}
         base_env["REFEREE_DRAIN_SECONDS"] = "0"
         # Bytecode is cached (outside the trees) as an installed package has it: a worker recycled
@@ -176,20 +180,29 @@ def main() -> None:
         loads = [("echo", "echo", "echo", "echo"), ("echo·sealed", "echo", "echo·sealed", "echo·sealed")]
         loads += [(name, name, name.rpartition(" ")[2], "echo" if name.endswith("open") else "echo·sealed")
                   for name, *_ in runs[1:]]
+        loads.append(("GET /healthz", "open", "echo", "echo"))  # the open referee's framework, nothing of a move
         servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
         rounds: list[dict[str, tuple[float, float, float, int, float]]] = []
         try:
             for name, app, path, env, tree in runs:  # all up at once; only one is loaded at a time
                 port = _free_port()
                 servers[name] = (_serve(app, port, env, args.worker_class, tree), f"http://127.0.0.1:{port}{path}")
+
+            def target(row: str, server: str) -> tuple[str, Path]:
+                if row == "GET /healthz":
+                    return servers[server][1].rsplit("/v1/", 1)[0] + "/healthz", get_lua
+                return servers[server][1], lua
+
             for row, server, body_name, _ in loads:
                 body, key = bodies[body_name]
-                _load(servers[server][1], body, key, 1, args.connections, lua, servers[server][0].pid)  # warm-up, discarded
+                url, script = target(row, server)
+                _load(url, body, key, 1, args.connections, script, servers[server][0].pid)  # warm-up, discarded
             for _ in range(args.rounds):  # alternating: a slow spell of the machine hits every endpoint alike
                 measured = {}
                 for row, server, body_name, _ in loads:
                     body, key = bodies[body_name]
-                    measured[row] = _load(servers[server][1], body, key, args.seconds, args.connections, lua, servers[server][0].pid)
+                    url, script = target(row, server)
+                    measured[row] = _load(url, body, key, args.seconds, args.connections, script, servers[server][0].pid)
                 rounds.append(measured)
         finally:
             for proc, _ in servers.values():
@@ -217,6 +230,8 @@ def main() -> None:
                 f"p99 {statistics.median(q for _, q, _ in triples):.1f}x the echo's, CPU {statistics.median(c for _, _, c in triples):.0%}")
         if row.endswith("sealed"):
             line += f" ({statistics.median(to_open_echo[row]):.0%} of the open-size echo's req/s)"
+        if row == "GET /healthz":
+            line += " (the referee's framework alone: the rest of a move's cost is the move's own work)"
         print(line)
     for mode in ("open", "sealed") if args.against is not None else ():  # this tree against the other, round by round
         gains = [measured[mode][0] / measured["before " + mode][0] for measured in rounds]
