@@ -59,11 +59,13 @@ def _rigged(game: str) -> list[tuple[object, list[object]]]:
 
 
 def _matches(game: str) -> Iterator[list[tuple[object, list[object]]]]:
-    """Each match as its states with the events that led to each (the deal's first)."""
+    """Each match as its states with the events that led to each (the deal's first), the seeds'
+    matches at each of the game's player counts in turn."""
     engine = ENGINES[game]
     for seed in SEEDS:
         options = dataclasses.replace(engine.Options(), **ENDING[game]) if game in ENDING and seed % 2 else None
-        steps = list(random_playout(engine, engine.DEFAULT_PLAYERS, seed=seed, options=options, max_moves=600))
+        players = engine.PLAYER_COUNTS[seed % len(engine.PLAYER_COUNTS)]  # every player count the game has
+        steps = list(random_playout(engine, players, seed=seed, options=options, max_moves=600))
         first = steps[0][0]
         yield [(first, engine.initial_events(first))] + [list(engine.step(before, move)) for before, move, _ in steps]
     for state, moves in _rigged(game):
