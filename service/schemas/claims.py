@@ -21,7 +21,7 @@ from marshmallow import Schema, fields, validate
 
 from ..engines.base import GameInfo
 from ..engines.claims import MAX_AT, Claim, valid_at
-from .fields import SeatField, StrictInt, StrictString
+from .fields import SeatField, StrictInt
 from .loaded import Loaded
 from .moves import ANY_CARD, CLAIM_SEAT, CLAIM_TIMESTAMP, TIMED_CLAIM, Bad, Field, Move, Moves, Wire, seat_of
 from .sent import Event, nullable, obj
@@ -33,7 +33,6 @@ __all__ = [
     "ClaimAt",
     "ClaimSeat",
     "ClaimSeats",
-    "RulesVersion",
     "claim_moves",
     "claim_scores",
     "flip_event",
@@ -108,13 +107,6 @@ def ClaimAt(**kw: Any) -> StrictInt:
     """A client timestamp (0 .. 2^53-1), written as ``ClaimTimestamp`` (the moves' ``at``)."""
     metadata = {"wire_name": CLAIM_TIMESTAMP.name, "wire_description": CLAIM_TIMESTAMP.schema["description"], **kw.pop("metadata", {})}
     return StrictInt(validate=validate.Range(0, MAX_AT), metadata=metadata, **kw)
-
-
-def RulesVersion(game: GameInfo) -> StrictString:
-    """``rules_version`` as the claim games' state declares it: their records name no
-    ``<Game>RulesVersion`` schema (``Contract(rules_version=False)``), so the contract states the
-    constant itself; loads exactly as ``state_schema``'s own."""
-    return StrictString(validate=validate.Equal(game.rules_version))
 
 
 CLAIM_COUNTS: Final = Wire(

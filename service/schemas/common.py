@@ -22,15 +22,24 @@ from ..engines.base import BadSetup, GameInfo, InvalidState
 from .cardtext import CARD_TEXT, card_text
 from .fields import FastSchema, ObjectField, StrictBool, StrictInt, StrictSchema, StrictString
 
-_REF: Final = "#/components/schemas/"
+REF: Final = "#/components/schemas/"
+"""Where openapi.yaml's schemas are: ``REF + name`` refers to one."""
+
+
+def camel(text: str) -> str:
+    """A game id or a type as openapi.yaml's component names spell it: ``seven_up`` → ``SevenUp``."""
+    return "".join(part.capitalize() for part in text.split("_"))
+
 
 __all__ = [
     "MAX_MOVES",
+    "REF",
     "MoveRequest",
     "NewRequest",
     "OptionsField",
     "ReplayRequest",
     "StateRequest",
+    "camel",
     "flatten_errors",
     "load_options",
     "options_schema",
@@ -102,11 +111,11 @@ def state_schema(
     ``StateSchema`` subclasses it, declares its own members, and builds its State with
     ``**self.head(d)`` in its ``post_load``. ``seed_text`` is the contract's description of
     ``seed``, in the game's words."""
-    prefix = "".join(part.capitalize() for part in game.game_id.split("_"))
+    prefix = camel(game.game_id)
     declared: dict[str, fields.Field[Any]] = {
         "game": StrictString(validate=validate.Equal(game.game_id)),
         "rules_version": StrictString(
-            validate=validate.Equal(game.rules_version), metadata={"contract": {"$ref": _REF + prefix + "RulesVersion"}}
+            validate=validate.Equal(game.rules_version), metadata={"contract": {"$ref": REF + prefix + "RulesVersion"}}
         ),
         "seq": StrictInt(validate=validate.Range(0, 2**31), metadata={"description": "Moves applied so far.", "advances": True}),
     }
@@ -116,7 +125,7 @@ def state_schema(
             validate=validate.Range(0, MAX_SEED),
             metadata={
                 "description": seed_text,
-                "contract": {"$ref": _REF + "Seed"},
+                "contract": {"$ref": REF + "Seed"},
             },
         )
     declared["options"] = OptionsField(options, options_cls)

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from marshmallow import Schema, fields, validate
 
-from .common import OptionsField
+from .common import REF, OptionsField
 from .fields import CardField, CardList, IntList, ObjectField, StrictBool, StrictInt, StrictString, SuitField
 from .moves import SUIT, Wire
 
@@ -115,7 +115,7 @@ class Loaded:
         if isinstance(f, SuitField):
             return SUIT
         if isinstance(f, OptionsField):
-            return {"$ref": "#/components/schemas/" + self.prefix + "Options"}
+            return {"$ref": REF + self.prefix + "Options"}
         if isinstance(f, StrictBool):
             return {"type": "boolean"}
         if isinstance(f, StrictInt):

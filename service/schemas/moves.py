@@ -33,7 +33,7 @@ from ..cards import Card, Suit
 from ..cards.packs import by_text
 from ..engines.base import BadMove, BadSetup, GameInfo
 from ..engines.claims import valid_at
-from .common import parse_deck
+from .common import REF, camel, parse_deck
 
 __all__ = [
     "ANY_CARD",
@@ -64,7 +64,6 @@ also takes the match's player count."""
 Problem = tuple[str, str] | None
 """(JSON Pointer suffix, message) of the first fault, or None."""
 
-_REF: Final = "#/components/schemas/"
 
 
 class Bad(Exception):
@@ -96,7 +95,7 @@ class Wire:
 
     def ref(self) -> dict[str, Any]:
         """The schema as another schema holds it: a ``$ref`` for a named wire, else in place."""
-        return {"$ref": _REF + self.name} if self.name else _resolved(self.schema)
+        return {"$ref": REF + self.name} if self.name else _resolved(self.schema)
 
 
 @dataclass(frozen=True)
@@ -135,10 +134,6 @@ class Move:
     examples: Sequence[Mapping[str, Any]] = ()
     name: str | None = None
     """The component name's suffix when it is not the type's (``move`` → ``MoveCard``)."""
-
-
-def _camel(text: str) -> str:
-    return "".join(part.capitalize() for part in text.split("_"))
 
 
 # --- shared wires ------------------------------------------------------------------------------
@@ -295,7 +290,7 @@ class Moves:
         if [m.type for m in moves] != list(game.move_types):
             raise ValueError(f"{game.game_id}: declared moves {[m.type for m in moves]} are not {list(game.move_types)}")
         self.game = game
-        self.prefix = _camel(game.game_id)
+        self.prefix = camel(game.game_id)
         self.description = description
         self.seat = seat
         self.moves = tuple(moves)
@@ -306,7 +301,7 @@ class Moves:
         self._types = {m.type: self._compile(m) for m in moves}
         self._unknown = {"player": ("", self.default_player), "at": ("", self.default_at)}
         """What is still checked of a move whose type is not the game's: its seat and timestamp."""
-        self._shape = _Compiler(self.components()).ref(_REF + self.name)
+        self._shape = _Compiler(self.components()).ref(REF + self.name)
 
     @property
     def name(self) -> str:
@@ -385,12 +380,12 @@ class Moves:
     def components(self) -> dict[str, Any]:
         """The game's ``<Game>Move`` schema and every schema it reaches, by name, in the order they
         are first reached."""
-        variants = {self.prefix + (m.name or _camel(m.type)): m for m in self.moves}
+        variants = {self.prefix + (m.name or camel(m.type)): m for m in self.moves}
         top = Wire(
             {
                 "description": self.description,
-                "oneOf": [{"$ref": _REF + n} for n in variants],
-                "discriminator": {"propertyName": "type", "mapping": {m.type: _REF + n for n, m in variants.items()}},
+                "oneOf": [{"$ref": REF + n} for n in variants],
+                "discriminator": {"propertyName": "type", "mapping": {m.type: REF + n for n, m in variants.items()}},
             },
             name=self.name,
         )
@@ -423,7 +418,7 @@ def _resolved(schema: Any) -> Any:
     if isinstance(schema, Wire):
         return schema.ref()
     if isinstance(schema, Mapping):  # ``"$ref": wire`` names a wire beside other keywords
-        return {k: _REF + v.name if k == "$ref" and isinstance(v, Wire) and v.name else _resolved(v) for k, v in schema.items()}
+        return {k: REF + v.name if k == "$ref" and isinstance(v, Wire) and v.name else _resolved(v) for k, v in schema.items()}
     if isinstance(schema, (list, tuple)):
         return [_resolved(v) for v in schema]
     return schema
@@ -518,7 +513,7 @@ class _Compiler:
 
     def ref(self, ref: str) -> Check:
         name = ref.rsplit("/", 1)[-1]
-        if not ref.startswith(_REF) or name not in self.defs:
+        if not ref.startswith(REF) or name not in self.defs:
             raise ValueError(f"unresolvable $ref {ref!r}")
         if name in self.busy:
             raise ValueError(f"recursive schema {name}: not a move shape")

@@ -18,11 +18,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from .common import REF, camel
 from .moves import Wire
 
 __all__ = ["Event", "Events", "View", "described", "nullable", "obj"]
 
-_REF: Final = "#/components/schemas/"
 NULL: Final = {"type": "null"}
 
 
@@ -52,10 +52,6 @@ def obj(members: Mapping[str, Any], *, optional: Sequence[str] = (), description
     return out
 
 
-def _camel(text: str) -> str:
-    return "".join(part.capitalize() for part in text.split("_"))
-
-
 @dataclass(frozen=True)
 class Event:
     """One event type: its ``type``, its members besides ``type`` (wire order), those that may be
@@ -82,8 +78,8 @@ class Events:
         for e in events:
             schema = obj({"type": {"const": e.type, "type": "string"}, **e.members}, optional=e.optional,
                          description=e.description)
-            self.by_type[e.type] = Wire(schema, name=prefix + (e.name or _camel(e.type)) + "Event")
-        refs = {t: _REF + str(w.name) for t, w in self.by_type.items()}
+            self.by_type[e.type] = Wire(schema, name=prefix + (e.name or camel(e.type)) + "Event")
+        refs = {t: REF + str(w.name) for t, w in self.by_type.items()}
         self.wire = Wire(
             {
                 "description": f"Something a {title} move caused (docs/wire.md).",

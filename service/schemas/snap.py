@@ -19,7 +19,6 @@ from .claims import (
     ClaimAt,
     ClaimSeat,
     ClaimSeats,
-    RulesVersion,
     claim_moves,
     claim_scores,
     flip_event,
@@ -132,7 +131,6 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)
         "`rules_version`, `options` and `stall` may be left out, and the derived `cards_held` is ignored.\n"
     )
 
-    rules_version = RulesVersion(engine.GAME)
     players = StrictInt(required=True, validate=validate.Range(2, MAX_SEATS))
     phase = StrictString(
         required=True, validate=validate.OneOf([p.value for p in engine.Phase]), metadata={"wire_name": "SnapPhase"}

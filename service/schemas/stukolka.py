@@ -15,6 +15,7 @@ from ..cards import Card
 from ..cards.packs import by_text, full_52
 from ..engines import stukolka as engine
 from .common import (
+    REF,
     state_schema,
     to_wire,
 )
@@ -69,7 +70,6 @@ def _PerSeat(inner: fields.Field[Any], **kw: Any) -> fields.List[Any]:
     return fields.List(inner, required=True, validate=validate.Length(3, MAX_SEAT + 1), **kw)
 
 
-_REF: Final = "#/components/schemas/"
 PER_SEAT_COUNT: Final = Wire(
     {"description": "One count per seat.", "type": "array", "minItems": 3, "maxItems": MAX_SEAT + 1,
      "items": {"type": "integer", "minimum": 0}},
@@ -488,7 +488,7 @@ SEAT_VIEW: Final = Wire(
             "seat": SEAT,
             "hand": {"type": "array", "maxItems": engine.HAND_SIZE, "items": CARD},
             "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
-                            "items": {"$ref": _REF + MOVES.name}},
+                            "items": {"$ref": REF + MOVES.name}},
         },
         optional=("legal_moves",),
         description=_VIEW_TEXT,

@@ -16,17 +16,16 @@ from typing import Any, Final
 from marshmallow import Schema
 
 from ..engines import ENGINES
-from .common import MAX_MOVES, to_wire
+from .common import MAX_MOVES, REF, to_wire
 from .loaded import Loaded
 from .moves import Moves, Wire, collect
 
 __all__ = ["Contract", "enums", "options", "state_components", "wrappers"]
 
-_REF: Final = "#/components/schemas/"
 
 
 def ref(name: str) -> dict[str, str]:
-    return {"$ref": _REF + name}
+    return {"$ref": REF + name}
 
 
 _OPTIONS: Final = "§3 options. Omitted options take their defaults; an unknown or invalid one is 422 `invalid_option`."
@@ -101,7 +100,7 @@ def wrappers(contract: Contract) -> dict[str, Any]:
     move = {
         "description": "The move. Must be a JSON object (else 400); anything wrong inside it is a 422 with the game's code\n"
         "(`invalid_move`, `unknown_move_type`, ...).\n",
-        "$ref": _REF + P + "Move",
+        "$ref": REF + P + "Move",
     }
     log = {
         "description": f"The move log, in order (at most {MAX_MOVES:,} moves). Each entry must be a move of this game as its\n"
@@ -342,7 +341,7 @@ def wrappers(contract: Contract) -> dict[str, Any]:
                 "fairness": ref("Fairness"),
                 "record": {
                     "description": 'Sealed mode, once the match is finished: the signed match record.',
-                    "$ref": _REF + P + "MatchRecord",
+                    "$ref": REF + P + "MatchRecord",
                 },
             },
         },
@@ -377,7 +376,7 @@ def wrappers(contract: Contract) -> dict[str, Any]:
                 },
                 "final": {
                     "description": "The envelope after the last legal move; its events are that move's.",
-                    "$ref": _REF + P + "Envelope",
+                    "$ref": REF + P + "Envelope",
                 },
                 "format": {
                     "description": "Record replays only: the verdict's format, `card-referee-verdict/1`.",
@@ -393,7 +392,7 @@ def wrappers(contract: Contract) -> dict[str, Any]:
                 },
                 "result": {
                     "description": 'Record replays only: the result the replay reached (compare `result_matches`).',
-                    "$ref": _REF + "RecordResult",
+                    "$ref": REF + "RecordResult",
                 },
                 "result_matches": {
                     "description": "Record replays only: whether the replayed result equals the record's.",
@@ -439,13 +438,13 @@ def options(contract: Contract) -> dict[str, Any]:
 
 def enums(contract: Contract) -> dict[str, Any]:
     """The game's ``<Game>Phase`` (the engine's ``Phase`` values), ``<Game>ProblemCode`` (its
-    ``GameInfo.codes``) and, where the records name it by a schema, ``<Game>RulesVersion``."""
+    ``GameInfo.codes``) and ``<Game>RulesVersion`` (its state's edition; the records of the games
+    with ``rules_version=False`` name theirs as any string)."""
     game = contract.moves.game
     engine = ENGINES[game.game_id]
     P = contract.moves.prefix
     out: dict[str, Any] = {P + "Phase": {"type": "string", "enum": [phase.value for phase in engine.Phase]}}
     short = game.name.partition(" (")[0]  # the name without its gloss: "Bragging"
     out[P + "ProblemCode"] = {"description": f"{short}'s own codes (§8), all 422.", "type": "string", "enum": list(game.codes)}
-    if contract.rules_version:
-        out[P + "RulesVersion"] = {"type": "string", "enum": [game.rules_version]}
+    out[P + "RulesVersion"] = {"type": "string", "enum": [game.rules_version]}
     return out

@@ -18,6 +18,7 @@ from ..cards import Card
 from ..cards.packs import by_text
 from ..engines import yukon as engine
 from .common import (
+    REF,
     options_schema,
     state_schema,
 )
@@ -60,7 +61,6 @@ CARD: Final = Wire(
     card_of(PACK),
     "YukonCard",
 )
-_REF: Final = "#/components/schemas/"
 PER_SEAT: Final = Wire(
     {"description": "One non-negative integer per seat.", "type": "array", "minItems": 2, "maxItems": 4,
      "items": {"type": "integer", "minimum": 0}},
@@ -327,7 +327,7 @@ VIEW: Final = Wire(
             "last_trick": LAST_TRICK,
             **_STATE.members("hand_points", "scores", "sides", "winner"),
             "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
-                            "items": {"$ref": _REF + MOVES.name}},
+                            "items": {"$ref": REF + MOVES.name}},
         },
         optional=("hand", "legal_moves"),
         description="What one seat may see (§5), or the public view (`seat` null, sealed mode without `as`: no\n"
