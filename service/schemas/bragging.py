@@ -24,7 +24,7 @@ from .common import (
 from .fields import CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, next_deal, optional, seat
-from .sent import Event, Events, View, described, nullable, obj
+from .sent import Event, Events, View, described, nullable, obj, seat_views
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -363,30 +363,16 @@ _VIEW: Final = {
     "dead_count": {"type": "integer", "minimum": 0, "maximum": 52},
     **_STATE.members("folded", "contrib", "current_bet", "pending", "pot", "carry", "balances", "last_result"),
 }
-_VIEW_TEXT: Final = "The members every Bragging view carries (the public parts of the state)."
-SEAT_VIEW: Final = Wire(
-    obj(
-        {
-            **_VIEW,
-            "seat": SEAT,
-            "hand": described("This seat's face-down cards.", _CARDS),
-            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
-                            "items": {"$ref": "#/components/schemas/" + MOVES.name}},
-        },
-        optional=("legal_moves",),
-        description=_VIEW_TEXT,
-    ),
-    name="BraggingSeatView",
-)
-PUBLIC_VIEW: Final = Wire(obj({**_VIEW, "seat": {"type": "null"}}, description=_VIEW_TEXT), name="BraggingPublicView")
-VIEW: Final = Wire(
-    {
-        "description": "What one seat may see (§5), or the public view (`seat` null): everything but face-down\n"
-        "cards, with their counts; a seat also sees its own face-down cards (`hand`), and the view\n"
-        "of the seat to move lists its `legal_moves`. Showdown hands are in `last_result`.\n",
-        "oneOf": [SEAT_VIEW, PUBLIC_VIEW],
-    },
-    name="BraggingView",
+VIEW: Final = seat_views(
+    MOVES,
+    "Bragging",
+    _VIEW,
+    seat=SEAT,
+    own={"hand": described("This seat's face-down cards.", _CARDS)},
+    public={},
+    description="What one seat may see (§5), or the public view (`seat` null): everything but face-down\n"
+    "cards, with their counts; a seat also sees its own face-down cards (`hand`), and the view\n"
+    "of the seat to move lists its `legal_moves`. Showdown hands are in `last_result`.\n",
 )
 EVENTS: Final = Events(MOVES.prefix, "Bragging", (
     Event("hand_started", {"hand_number": {"type": "integer", "minimum": 1}, "dealer": SEAT, "ante": AMOUNT, "pot": AMOUNT},

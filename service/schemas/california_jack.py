@@ -23,7 +23,7 @@ from .common import (
 from .fields import CardField, CardList, IntList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck_of, next_deal, seat
-from .sent import Event, Events, View, nullable, obj
+from .sent import Event, Events, View, legal_moves, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -444,8 +444,7 @@ VIEW: Final = Wire(
             "draws": {**_STATE.member("draws"), "items": DRAW_VIEW},
             **_STATE.members("last_hand"),
             "winner": WINNER,
-            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
-                            "items": {"$ref": "#/components/schemas/" + MOVES.name}},
+            "legal_moves": legal_moves(MOVES),
         },
         optional=("legal_moves",),
         description="What one seat may see (§5), or the public view (`seat` null, sealed mode without `as`):\n"

@@ -22,7 +22,7 @@ from .common import (
 from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import Bad, Move, Moves, Wire, card_of, seat
-from .sent import Event, Events, View, nullable, obj
+from .sent import Event, Events, View, legal_moves, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -248,8 +248,7 @@ VIEW: Final = Wire(
                 ),
             },
             **_STATE.members("tableau", "foundations", "result"),
-            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
-                            "items": {"$ref": "#/components/schemas/" + MOVES.name}},
+            "legal_moves": legal_moves(MOVES),
         },
         optional=("legal_moves",),
         description="What a seat (or the public, `seat` null) may see (§5.2): stock tops and counts, hand counts,\n"

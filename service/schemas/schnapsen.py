@@ -19,7 +19,7 @@ from .common import (
 from .fields import CardField, CardList, IntList, SeatField, StrictInt, StrictSchema, StrictString, SuitField
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck_of, next_deal, seat
-from .sent import Event, Events, View, described, nullable, obj
+from .sent import Event, Events, View, described, nullable, obj, seat_views
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -281,45 +281,25 @@ _VIEW_HEAD: Final = {
     "points": described("Only with `show_points`; counted points (§7.1).", PAIR),
 }
 _SHOWN_ONLY: Final = ("tricks", "card_points", "points")
-_VIEW_TEXT: Final = "The members every Schnapsen view carries (the public parts of the state)."
-SEAT_VIEW: Final = Wire(
-    obj(
-        {
-            **_VIEW_HEAD,
-            "seat": SEAT,
-            "hand": _CARDS,
-            "opponent_hand_count": {"type": "integer", "minimum": 0, "maximum": 5},
-            "known_opponent_cards": described("Revealed cards still in the opponent's hand, in `revealed` order.", _CARDS),
-            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
-                            "items": {"$ref": "#/components/schemas/" + MOVES.name}},
-        },
-        optional=(*_SHOWN_ONLY, "legal_moves"),
-        description=_VIEW_TEXT,
-    ),
-    name="SchnapsenSeatView",
-)
-PUBLIC_VIEW: Final = Wire(
-    obj(
-        {
-            **_VIEW_HEAD,
-            "seat": {"type": "null"},
-            "hand_counts": PAIR,
-            "known_cards": {"description": "Per seat, the revealed cards still in that seat's hand.", "type": "array",
-                            "minItems": 2, "maxItems": 2, "items": _CARDS},
-        },
-        optional=_SHOWN_ONLY,
-        description=_VIEW_TEXT,
-    ),
-    name="SchnapsenPublicView",
-)
-VIEW: Final = Wire(
-    {
-        "description": "What one seat may see (§5.3), or the public view (`seat` null: no hand at all, sealed\n"
-        "mode without `as`). `tricks`, `card_points` and `points` appear only with the option\n"
-        "`show_points`; `legal_moves` only in the view of the seat to move.\n",
-        "oneOf": [SEAT_VIEW, PUBLIC_VIEW],
+VIEW: Final = seat_views(
+    MOVES,
+    "Schnapsen",
+    _VIEW_HEAD,
+    seat=SEAT,
+    own={
+        "hand": _CARDS,
+        "opponent_hand_count": {"type": "integer", "minimum": 0, "maximum": 5},
+        "known_opponent_cards": described("Revealed cards still in the opponent's hand, in `revealed` order.", _CARDS),
     },
-    name="SchnapsenView",
+    public={
+        "hand_counts": PAIR,
+        "known_cards": {"description": "Per seat, the revealed cards still in that seat's hand.", "type": "array",
+                        "minItems": 2, "maxItems": 2, "items": _CARDS},
+    },
+    optional=_SHOWN_ONLY,
+    description="What one seat may see (§5.3), or the public view (`seat` null: no hand at all, sealed\n"
+    "mode without `as`). `tricks`, `card_points` and `points` appear only with the option\n"
+    "`show_points`; `legal_moves` only in the view of the seat to move.\n",
 )
 EVENTS: Final = Events(MOVES.prefix, "Schnapsen", (
     Event("deal_started", {"dealer": SEAT, "deal_number": {"type": "integer", "minimum": 1}, "trump_card": CARD}),

@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from .common import REF, camel
-from .moves import Wire
+from .moves import Moves, Wire
 
-__all__ = ["Event", "Events", "View", "described", "nullable", "obj"]
+__all__ = ["Event", "Events", "View", "described", "legal_moves", "nullable", "obj", "seat_views"]
 
 NULL: Final = {"type": "null"}
 
@@ -128,3 +128,36 @@ def _named(node: Any, out: dict[str, Wire]) -> None:
     elif isinstance(node, (list, tuple)):
         for value in node:
             _named(value, out)
+
+
+def legal_moves(moves: Moves) -> dict[str, Any]:
+    """A seat's view's ``legal_moves``: its own moves, there only when it is to move."""
+    return {"description": "Present only when this seat is to move.", "type": "array", "items": {"$ref": REF + moves.name}}
+
+
+def seat_views(
+    moves: Moves,
+    title: str,
+    head: Mapping[str, Any],
+    *,
+    seat: Wire,
+    own: Mapping[str, Any],
+    public: Mapping[str, Any],
+    description: str,
+    optional: Sequence[str] = (),
+    union: str = "oneOf",
+) -> Wire:
+    """``<Game>View`` of a game whose seat view and public view differ: ``<Game>SeatView`` (the
+    ``head`` members, ``seat``, the seat's ``own`` members, ``legal_moves``) or ``<Game>PublicView``
+    (the ``head``, ``seat`` null, the ``public`` members); ``optional`` names members of either
+    that may be absent."""
+    prefix = moves.prefix
+    text = f"The members every {title} view carries (the public parts of the state)."
+    seat_view = obj({**head, "seat": seat, **own, "legal_moves": legal_moves(moves)}, optional=(*optional, "legal_moves"),
+                    description=text)
+    public_view = obj({**head, "seat": {"type": "null"}, **public},
+                      optional=[name for name in optional if name in head or name in public], description=text)
+    return Wire(
+        {"description": description, union: [Wire(seat_view, name=prefix + "SeatView"), Wire(public_view, name=prefix + "PublicView")]},
+        name=prefix + "View",
+    )

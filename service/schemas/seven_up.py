@@ -21,7 +21,7 @@ from .common import (
 from .fields import CardField, CardList, FastSchema, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Bad, Field, Move, Moves, Wire, card_of, deck_of, next_deal, seat
-from .sent import Event, Events, View, nullable, obj
+from .sent import Event, Events, View, legal_moves, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -387,7 +387,7 @@ VIEW: Final = Wire(
             "trick_leader": NULLABLE_SEAT,
             **_STATE.members("tricks", "hand_events", "last_hand", "redeal"),
             "winner": NULLABLE_PARTY,
-            "legal_moves": {"type": "array", "items": {"$ref": "#/components/schemas/" + MOVES.name}},
+            "legal_moves": legal_moves(MOVES),
         },
         optional=("legal_moves",),
         description="What one seat may see (§5), or the public view (`seat` null). `hands[s]` and `discards[s]`\n"

@@ -15,14 +15,13 @@ from ..cards import Card
 from ..cards.packs import by_text, full_52
 from ..engines import stukolka as engine
 from .common import (
-    REF,
     state_schema,
     to_wire,
 )
 from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Bad, Move, Moves, Wire, card_of, next_deal, optional, seat
-from .sent import Event, Events, View, described, nullable, obj
+from .sent import Event, Events, View, described, nullable, obj, seat_views
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -480,31 +479,18 @@ _VIEW_HEAD: Final = {
     **_STATE.members("leader", "trick", "completed_tricks", "tricks_won", "pot", "carry", "balances", "violations"),
     "last_result": RESULT_OR_NULL,
 }
-_VIEW_TEXT: Final = "The members every Stukolka view carries (the public parts of the state)."
-SEAT_VIEW: Final = Wire(
-    obj(
-        {
-            **_VIEW_HEAD,
-            "seat": SEAT,
-            "hand": {"type": "array", "maxItems": engine.HAND_SIZE, "items": CARD},
-            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
-                            "items": {"$ref": REF + MOVES.name}},
-        },
-        optional=("legal_moves",),
-        description=_VIEW_TEXT,
-    ),
-    name="StukolkaSeatView",
-)
-PUBLIC_VIEW: Final = Wire(obj({**_VIEW_HEAD, "seat": {"type": "null"}}, description=_VIEW_TEXT), name="StukolkaPublicView")
-VIEW: Final = Wire(
-    {
-        "description": "What one seat may see (§5), or the public view (`seat` null: sealed mode without `as`):\n"
-        "other hands, the stock and the discards become counts. `legal_moves` only in the view of\n"
-        "the seat to move (the next dealer in `deal_over`). The two shapes exclude each other\n"
-        "(`seat` a number or null), so `anyOf` means `oneOf` here and validates faster.\n",
-        "anyOf": [SEAT_VIEW, PUBLIC_VIEW],
-    },
-    name="StukolkaView",
+VIEW: Final = seat_views(
+    MOVES,
+    "Stukolka",
+    _VIEW_HEAD,
+    seat=SEAT,
+    own={"hand": {"type": "array", "maxItems": engine.HAND_SIZE, "items": CARD}},
+    public={},
+    description="What one seat may see (§5), or the public view (`seat` null: sealed mode without `as`):\n"
+    "other hands, the stock and the discards become counts. `legal_moves` only in the view of\n"
+    "the seat to move (the next dealer in `deal_over`). The two shapes exclude each other\n"
+    "(`seat` a number or null), so `anyOf` means `oneOf` here and validates faster.\n",
+    union="anyOf",
 )
 EVENTS: Final = Events(MOVES.prefix, "Stukolka", (
     Event("deal_started", {

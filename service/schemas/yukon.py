@@ -18,14 +18,13 @@ from ..cards import Card
 from ..cards.packs import by_text
 from ..engines import yukon as engine
 from .common import (
-    REF,
     options_schema,
     state_schema,
 )
 from .fields import CardField, CardList, SeatField, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, next_deal, seat
-from .sent import Event, Events, View, described, nullable, obj
+from .sent import Event, Events, View, described, legal_moves, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -326,8 +325,7 @@ VIEW: Final = Wire(
                              nullable(_STATE.member("won"))),
             "last_trick": LAST_TRICK,
             **_STATE.members("hand_points", "scores", "sides", "winner"),
-            "legal_moves": {"description": "Present only when this seat is to move.", "type": "array",
-                            "items": {"$ref": REF + MOVES.name}},
+            "legal_moves": legal_moves(MOVES),
         },
         optional=("hand", "legal_moves"),
         description="What one seat may see (§5), or the public view (`seat` null, sealed mode without `as`: no\n"
