@@ -18,20 +18,29 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-__all__ = ["examples", "written"]
+if TYPE_CHECKING:
+    from .schemas import GameCodec
+
+__all__ = ["example_move", "examples", "written"]
 
 SEED: Final = 7
 CLAIM_AT: Final = 1000
 """The client timestamp a real-time claim game's example move carries, as a client sends one."""
 
 
+def example_move(codec: GameCodec, listed: dict[str, Any]) -> dict[str, Any]:
+    """A listed move as a client sends it: a real-time claim game's carries its timestamp."""
+    from .schemas.moves import CLAIM_TIMESTAMP
+
+    return {**listed, "at": CLAIM_AT} if codec.moves.default_at.wire is CLAIM_TIMESTAMP else dict(listed)
+
+
 def examples() -> dict[str, Any]:
     """Every game's examples, by component name (``SchnapsenNew``, ``SchnapsenNewResponse``, ...)."""
     from . import create_app
     from .schemas import SCHEMAS
-    from .schemas.moves import CLAIM_TIMESTAMP
 
     client = create_app({"SEAL_KEYS": [], "TESTING": True}).test_client()
 
@@ -46,9 +55,7 @@ def examples() -> dict[str, Any]:
         P, title = codec.moves.prefix, codec.module.CONTRACT.title or codec.engine.NAME
         setup = {"players": codec.engine.DEFAULT_PLAYERS, "seed": SEED}
         opening = post(game, "new", setup, 201)
-        move = dict(opening["legal_moves"][0])
-        if codec.moves.default_at.wire is CLAIM_TIMESTAMP:
-            move["at"] = CLAIM_AT
+        move = example_move(codec, opening["legal_moves"][0])
         position = {"state": opening["state"], "move": move}
         out[P + "New"] = {"summary": f"{title}: a seeded game, default players", "value": setup}
         out[P + "NewResponse"] = {"summary": f"{title}: its first position (open mode, no `as`)", "value": opening}

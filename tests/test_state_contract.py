@@ -173,14 +173,13 @@ def test_a_move_from_a_state_posted_at_a_counters_bound_answers_within_the_contr
     with ``seq`` at it answered with one more: a response outside the contract. A counter a move
     advances (``advances`` in its metadata) states its bound in words, not as a ``maximum``."""
     from service import create_app
+    from service.examples import example_move
     from tests.contract import assert_conforms
 
     client = create_app({"SEAL_KEYS": [], "TESTING": True}).test_client()
     env = client.post(f"/v1/games/{game}/new", json={"seed": 7}).json
     state = {**env["state"], "seq": 2**31}
-    move = dict(env["legal_moves"][0])
-    if SCHEMAS[game].moves.default_at.wire.name == "ClaimTimestamp":
-        move["at"] = 1000
+    move = example_move(SCHEMAS[game], env["legal_moves"][0])
     answer = client.post(f"/v1/games/{game}/moves", json={"state": state, "move": move})
     assert answer.status_code == 200, answer.json
     assert answer.json["state"]["seq"] == 2**31 + 1
