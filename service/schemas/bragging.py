@@ -24,7 +24,7 @@ from .common import (
 from .fields import CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, Bad, Field, Move, Moves, Wire, card_of, next_deal, optional, seat
-from .sent import Event, Events, View, described, nullable, obj, seat_views
+from .sent import Event, View, described, events, nullable, obj, seat_views
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -374,7 +374,7 @@ VIEW: Final = seat_views(
     "cards, with their counts; a seat also sees its own face-down cards (`hand`), and the view\n"
     "of the seat to move lists its `legal_moves`. Showdown hands are in `last_result`.\n",
 )
-EVENTS: Final = Events(MOVES.prefix, "Bragging", (
+EVENTS: Final = events(MOVES.prefix, "Bragging", (
     Event("hand_started", {"hand_number": {"type": "integer", "minimum": 1}, "dealer": SEAT, "ante": AMOUNT, "pot": AMOUNT},
           description="A hand begins; every seat has paid the ante (`pot` includes a carried pot)."),
     Event("blind", {"player": SEAT, "amount": STAKE}),
@@ -406,6 +406,6 @@ SCORES: Final = Wire(
 
 CONTRACT: Final = Contract(
     MOVES, CARD, "BraggingSeat", title="Bragging (Russian four-card brag)", state=STATE, view=VIEW,
-    events=EVENTS.wire, scores=SCORES,
+    events=EVENTS, scores=SCORES,
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -23,7 +23,7 @@ from .common import (
 from .fields import CardField, CardList, IntList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck_of, next_deal, seat
-from .sent import Event, Events, View, legal_moves, nullable, obj
+from .sent import Event, View, events, legal_moves, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -455,7 +455,7 @@ VIEW: Final = Wire(
     name="CaliforniaJackView",
 )
 _DEAL: Final = {"type": "integer", "minimum": 1}
-EVENTS: Final = Events(MOVES.prefix, "California Jack", (
+EVENTS: Final = events(MOVES.prefix, "California Jack", (
     Event("deal_started", {"dealer": SEAT, "deal_number": _DEAL, "trump": SUIT, "stock_top": CARD},
           description="A hand dealt; `stock_top` is the first turn-up, which sets the trump."),
     Event("card_played", {"player": SEAT, "card": CARD}),
@@ -490,6 +490,6 @@ SCORES: Final = Wire(
 CONTRACT: Final = Contract(
     MOVES, CARD, "CaliforniaJackSeat",
     option_schemas={"start_scores": {"minItems": 2, "maxItems": 2, "items": {"type": "integer", "minimum": 0}}},
-    state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
+    state=STATE, view=VIEW, events=EVENTS, scores=SCORES,
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -22,7 +22,7 @@ from .common import (
 from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import Bad, Move, Moves, Wire, card_of, seat
-from .sent import Event, Events, View, legal_moves, nullable, obj
+from .sent import Event, View, events, legal_moves, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -257,7 +257,7 @@ VIEW: Final = Wire(
     ),
     name="RussianBankView",
 )
-EVENTS: Final = Events(MOVES.prefix, "Russian Bank", (
+EVENTS: Final = events(MOVES.prefix, "Russian Bank", (
     Event("layout", {"first_player": SEAT,
                      "stock_tops": {"type": "array", "minItems": 2, "maxItems": 2, "items": CARD}}),
     Event(
@@ -292,7 +292,7 @@ SCORES: Final = Wire(
 )
 
 CONTRACT: Final = Contract(
-    MOVES, CARD, "RussianBankSeat", state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
+    MOVES, CARD, "RussianBankSeat", state=STATE, view=VIEW, events=EVENTS, scores=SCORES,
     options="§3 options. Omitted options take their defaults; an unknown or invalid one is 422 `invalid_option`. "
     "The generic `dealer` (a seat) is accepted on input and ignored.",
     input_options={

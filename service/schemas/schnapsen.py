@@ -19,7 +19,7 @@ from .common import (
 from .fields import CardField, CardList, IntList, SeatField, StrictInt, StrictSchema, StrictString, SuitField
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Move, Moves, Wire, card_of, deck_of, next_deal, seat
-from .sent import Event, Events, View, described, nullable, obj, seat_views
+from .sent import Event, View, described, events, nullable, obj, seat_views
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -301,7 +301,7 @@ VIEW: Final = seat_views(
     "mode without `as`). `tricks`, `card_points` and `points` appear only with the option\n"
     "`show_points`; `legal_moves` only in the view of the seat to move.\n",
 )
-EVENTS: Final = Events(MOVES.prefix, "Schnapsen", (
+EVENTS: Final = events(MOVES.prefix, "Schnapsen", (
     Event("deal_started", {"dealer": SEAT, "deal_number": {"type": "integer", "minimum": 1}, "trump_card": CARD}),
     Event(
         "claim",
@@ -339,6 +339,6 @@ SCORES: Final = Wire(
 )
 
 CONTRACT: Final = Contract(
-    MOVES, CARD, "SchnapsenSeat", state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES
+    MOVES, CARD, "SchnapsenSeat", state=STATE, view=VIEW, events=EVENTS, scores=SCORES
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -21,7 +21,7 @@ from typing import Any, Final
 from .common import REF, camel
 from .moves import Moves, Wire
 
-__all__ = ["Event", "Events", "View", "described", "legal_moves", "nullable", "obj", "seat_views"]
+__all__ = ["Event", "View", "described", "events", "legal_moves", "nullable", "obj", "seat_views"]
 
 NULL: Final = {"type": "null"}
 
@@ -65,29 +65,23 @@ class Event:
     name: str | None = None
 
 
-class Events:
-    """A game's events: ``wire`` is ``<Game>Event`` (one of the types, by ``type``), each type its
-    own ``<Game><Type>Event`` component."""
-
-    def __init__(self, prefix: str, title: str, events: Sequence[Event]) -> None:
-        types = [e.type for e in events]
-        if len(set(types)) != len(types):
-            raise ValueError(f"{prefix}: an event type is declared twice")
-        self.types = tuple(types)
-        self.by_type: dict[str, Wire] = {}
-        for e in events:
-            schema = obj({"type": {"const": e.type, "type": "string"}, **e.members}, optional=e.optional,
-                         description=e.description)
-            self.by_type[e.type] = Wire(schema, name=prefix + (e.name or camel(e.type)) + "Event")
-        refs = {t: REF + str(w.name) for t, w in self.by_type.items()}
-        self.wire = Wire(
-            {
-                "description": f"Something a {title} move caused (docs/wire.md).",
-                "oneOf": list(self.by_type.values()),
-                "discriminator": {"propertyName": "type", "mapping": refs},
-            },
-            name=prefix + "Event",
-        )
+def events(prefix: str, title: str, declared: Sequence[Event]) -> Wire:
+    """A game's ``<Game>Event``: one of its event types by ``type``, each its own
+    ``<Game><Type>Event`` component."""
+    by_type: dict[str, Wire] = {}
+    for e in declared:
+        if e.type in by_type:
+            raise ValueError(f"{prefix}: the event type {e.type} is declared twice")
+        schema = obj({"type": {"const": e.type, "type": "string"}, **e.members}, optional=e.optional, description=e.description)
+        by_type[e.type] = Wire(schema, name=prefix + (e.name or camel(e.type)) + "Event")
+    return Wire(
+        {
+            "description": f"Something a {title} move caused (docs/wire.md).",
+            "oneOf": list(by_type.values()),
+            "discriminator": {"propertyName": "type", "mapping": {t: REF + str(w.name) for t, w in by_type.items()}},
+        },
+        name=prefix + "Event",
+    )
 
 
 class View:

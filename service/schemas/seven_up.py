@@ -21,7 +21,7 @@ from .common import (
 from .fields import CardField, CardList, FastSchema, SeatField, StrictBool, StrictInt, StrictSchema, StrictString, SuitField
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Bad, Field, Move, Moves, Wire, card_of, deck_of, next_deal, seat
-from .sent import Event, Events, View, legal_moves, nullable, obj
+from .sent import Event, View, events, legal_moves, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -398,7 +398,7 @@ VIEW: Final = Wire(
     name="SevenUpView",
 )
 _ONE: Final = {"const": 1, "type": "integer"}
-EVENTS: Final = Events(MOVES.prefix, "Seven Up", (
+EVENTS: Final = events(MOVES.prefix, "Seven Up", (
     Event("deal_started", {"dealer": SEAT, "deal_number": {"type": "integer", "minimum": 1}, "turnup": CARD}),
     Event("turned_jack", {"player": SEAT, "party": _PARTY, "points": _ONE, "card": CARD},
           description="§7.1 the dealer's party scores 1 for a turned jack (`player` = the dealer).", name="Point"),
@@ -439,7 +439,7 @@ SCORES: Final = Wire(
 )
 
 CONTRACT: Final = Contract(
-    MOVES, CARD, "SevenUpSeat", state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
+    MOVES, CARD, "SevenUpSeat", state=STATE, view=VIEW, events=EVENTS, scores=SCORES,
     option_schemas={"start_scores": {"maxItems": 3, "items": {"type": "integer", "minimum": 0}}},
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -34,7 +34,7 @@ from .common import (
 from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, CLAIM_SEAT, Wire
-from .sent import Event, Events, View, nullable, obj
+from .sent import Event, View, events, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -227,7 +227,7 @@ VIEW: Final = Wire(
     ),
     name="SlapjackView",
 )
-EVENTS: Final = Events(MOVES.prefix, "Slapjack", (
+EVENTS: Final = events(MOVES.prefix, "Slapjack", (
     DEAL_EVENT,
     flip_event("Nobody had a stock card left, so the centre became this player's stock (§6.1 step 4)."),
     Event(
@@ -250,7 +250,7 @@ EVENTS: Final = Events(MOVES.prefix, "Slapjack", (
 SCORES: Final = claim_scores(MOVES.prefix, "`totals` = `cards_held` = stock sizes (§7).")
 
 CONTRACT: Final = Contract(
-    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
+    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE, view=VIEW, events=EVENTS, scores=SCORES,
     options="§3 options. Omitted options take their defaults; an unknown or invalid one (also `dealer` ≥ players) is 422 "
     "`invalid_option`.",
 )

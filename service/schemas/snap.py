@@ -33,7 +33,7 @@ from .common import (
 from .fields import CardField, CardList, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, Wire
-from .sent import Event, Events, View, nullable, obj
+from .sent import Event, View, events, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -258,7 +258,7 @@ VIEW: Final = Wire(
     ),
     name="SnapView",
 )
-EVENTS: Final = Events(MOVES.prefix, "Snap", (
+EVENTS: Final = events(MOVES.prefix, "Snap", (
     DEAL_EVENT,
     flip_event("The stock was empty, so the face-up pile was turned over first (§6.1 step 1)."),
     Event(
@@ -290,7 +290,7 @@ EVENTS: Final = Events(MOVES.prefix, "Snap", (
 SCORES: Final = claim_scores(MOVES.prefix, "`totals` = `cards_held` = stock plus face-up pile (§7).")
 
 CONTRACT: Final = Contract(
-    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES,
+    MOVES, ANY_CARD, "Seat", rules_version=False, state=STATE, view=VIEW, events=EVENTS, scores=SCORES,
     options="§3 options. Omitted options take their defaults; an unknown or invalid one (also `dealer` ≥ players) is 422 "
     "`invalid_option`.",
 )

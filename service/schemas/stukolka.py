@@ -21,7 +21,7 @@ from .common import (
 from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, SUIT, Bad, Move, Moves, Wire, card_of, next_deal, optional, seat
-from .sent import Event, Events, View, described, nullable, obj, seat_views
+from .sent import Event, View, described, events, nullable, obj, seat_views
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -492,7 +492,7 @@ VIEW: Final = seat_views(
     "(`seat` a number or null), so `anyOf` means `oneOf` here and validates faster.\n",
     union="anyOf",
 )
-EVENTS: Final = Events(MOVES.prefix, "Stukolka", (
+EVENTS: Final = events(MOVES.prefix, "Stukolka", (
     Event("deal_started", {
         "dealer": SEAT,
         "deal_number": {"type": "integer", "minimum": 1},
@@ -542,7 +542,7 @@ CONTRACT: Final = Contract(
     option_schemas={"stake": {"multipleOf": 3}},
     state=STATE,
     view=VIEW,
-    events=EVENTS.wire,
+    events=EVENTS,
     scores=SCORES,
 )
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""

@@ -56,7 +56,7 @@ class Contract:
     view: Wire | None = None
     """``<Game>View`` (``sent.View``), ``None`` while written by hand."""
     events: Wire | None = None
-    """``<Game>Event`` (``sent.Events``), ``None`` while written by hand."""
+    """``<Game>Event`` (``sent.events``), ``None`` while written by hand."""
     scores: Wire | None = None
     """``<Game>Scores``, ``None`` while written by hand."""
 

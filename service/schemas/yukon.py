@@ -24,7 +24,7 @@ from .common import (
 from .fields import CardField, CardList, SeatField, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import ANY_CARD, Bad, Move, Moves, Wire, card_of, next_deal, seat
-from .sent import Event, Events, View, described, legal_moves, nullable, obj
+from .sent import Event, View, described, events, legal_moves, nullable, obj
 from .wrappers import Contract
 
 GAME_ID: Final = engine.GAME_ID
@@ -335,7 +335,7 @@ VIEW: Final = Wire(
     ),
     name="YukonView",
 )
-EVENTS: Final = Events(MOVES.prefix, "Yukon", (
+EVENTS: Final = events(MOVES.prefix, "Yukon", (
     Event("deal_started", {"dealer": SEAT, "hand_number": {"type": "integer", "minimum": 1}}),
     Event("card_played", {"player": SEAT, "card": CARD}),
     Event("trick_won", {
@@ -366,5 +366,5 @@ SCORES: Final = Wire(
     name="YukonScores",
 )
 
-CONTRACT: Final = Contract(MOVES, CARD, "YukonSeat", state=STATE, view=VIEW, events=EVENTS.wire, scores=SCORES)
+CONTRACT: Final = Contract(MOVES, CARD, "YukonSeat", state=STATE, view=VIEW, events=EVENTS, scores=SCORES)
 """What openapi.yaml's request and answer schemas for the game are written from (``wrappers``)."""
