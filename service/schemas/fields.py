@@ -278,16 +278,30 @@ class CardField(fields.Field[Card]):
         return conv
 
 
+_ANY_LENGTH: Final = 10_000
+"""``CardList``'s default bound: longer than any pack, so not worth a ``maxItems`` in the contract."""
+
+
 class CardList(fields.Field[tuple[Card, ...]]):
     """A list of card strings of one game's pack, loaded in one step (a hot path: every state holds
     several). Errors name the index: ``hands.0.2``."""
 
     default_error_messages = {"type": "Must be a list of cards.", "length": "Must hold {bounds} cards."}
 
-    def __init__(self, pack: Iterable[Card], min_len: int = 0, max_len: int = 10_000, **kwargs: Any) -> None:
+    def __init__(self, pack: Iterable[Card], min_len: int = 0, max_len: int = _ANY_LENGTH, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._by_text = by_text(tuple(pack))
         self._min, self._max = min_len, max_len
+
+    def contract(self, loaded: Any) -> dict[str, Any]:
+        """The contract's schema (``loaded.Loaded``): the game's cards, as many as the list takes."""
+        out: dict[str, Any] = {"type": "array"}
+        if self._min:
+            out["minItems"] = self._min
+        if self._max < _ANY_LENGTH:
+            out["maxItems"] = self._max
+        out["items"] = loaded.card
+        return out
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[Card, ...]:
         if not isinstance(value, list):
@@ -323,6 +337,11 @@ class IntList(fields.Field[tuple[int, ...]]):
     def __init__(self, length: int, lo: int, hi: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._length, self._lo, self._hi = length, lo, hi
+
+    def contract(self, loaded: Any) -> dict[str, Any]:
+        """The contract's schema (``loaded.Loaded``)."""
+        n = self._length
+        return {"type": "array", "minItems": n, "maxItems": n, "items": {"type": "integer", "minimum": self._lo, "maximum": self._hi}}
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> tuple[int, ...]:
         lo, hi = self._lo, self._hi

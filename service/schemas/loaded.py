@@ -32,14 +32,12 @@ from typing import Any, Final
 from marshmallow import Schema, fields, validate
 
 from .common import REF, OptionsField
-from .fields import CardField, CardList, IntList, ObjectField, StrictBool, StrictInt, StrictString, SuitField
+from .fields import CardField, ObjectField, StrictBool, StrictInt, StrictString, SuitField
 from .moves import SUIT, Wire
 
 __all__ = ["Loaded"]
 
 _NULL: Final = {"type": "null"}
-_DEFAULT_MAX: Final = 10_000
-"""``CardList``'s default bound: a list of cards longer than any pack, not worth a ``maxItems``."""
 
 
 class Loaded:
@@ -124,10 +122,6 @@ class Loaded:
             return _scalar("string", f)
         if isinstance(f, ObjectField):
             return {"type": "object"}
-        if isinstance(f, CardList):
-            return _array(self.card, f._min, None if f._max >= _DEFAULT_MAX else f._max)
-        if isinstance(f, IntList):
-            return _array({"type": "integer", "minimum": f._lo, "maximum": f._hi}, f._length, f._length)
         if isinstance(f, fields.Nested):
             inner = f.nested
             if not (isinstance(inner, type) and issubclass(inner, Schema)):
