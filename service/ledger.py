@@ -103,6 +103,10 @@ class Ledger(Protocol):
     def ping(self) -> None:
         """Raise LedgerUnavailable unless the store answers (within ``PING_TIMEOUT``)."""
 
+    def usage(self) -> tuple[int, int | None]:
+        """(bytes the store uses, the most it may use or None for no set limit), within
+        ``PING_TIMEOUT``; LedgerUnavailable when it does not answer."""
+
 
 # Redis: KEYS[1] the epoch key, KEYS[2] the match's key, KEYS[3] its record's list.
 # Register: ARGV epoch, seq, ttl, then the moves. Check: ARGV epoch, seq; advance adds seq + 1, ttl
@@ -202,6 +206,15 @@ class RedisLedger:
             self._probe.ping()
         except self._errors as exc:
             raise LedgerUnavailable(str(exc)) from None
+
+    def usage(self) -> tuple[int, int | None]:
+        """Redis's ``used_memory`` and ``maxmemory`` (None when it is 0: no limit)."""
+        try:
+            info = self._probe.info("memory")
+        except self._errors as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        limit = int(info.get("maxmemory", 0) or 0)
+        return int(info["used_memory"]), (limit or None)
 
 
 class SqliteLedger:
@@ -326,6 +339,16 @@ class SqliteLedger:
             self._connect().execute("SELECT count(*) FROM meta").fetchone()
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
+
+    def usage(self) -> tuple[int, int | None]:
+        """The file's size in bytes (pages in use times the page size); no limit of its own."""
+        try:
+            db = self._connect()
+            pages = db.execute("PRAGMA page_count").fetchone()[0]
+            size = db.execute("PRAGMA page_size").fetchone()[0]
+        except sqlite3.Error as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        return int(pages) * int(size), None
 
 
 def check_url(url: str) -> str | None:
