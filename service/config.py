@@ -145,7 +145,9 @@ class Config:
     service, still published and still verifying what they signed, never signing
     (``REFEREE_RETIRED_SIGNING_KEYS``; default none). ``ledger_url``: the rewind guard's store, ``redis://host:port/db`` or ``sqlite:///path``
     (``REFEREE_LEDGER_URL``; default none). ``ledger_ttl``: seconds a match's ledger entry lives
-    after its last move (``REFEREE_LEDGER_TTL``, default one week).
+    after its last move (``REFEREE_LEDGER_TTL``, default one week). ``ledger_finished_ttl``: seconds
+    a finished match's stored moves live after its last move, for retries and resumes of its last
+    tokens (``REFEREE_LEDGER_FINISHED_TTL``, default one day, at most ``ledger_ttl``).
     """
 
     seal_keys: tuple[str, ...] = ()
@@ -167,6 +169,7 @@ class Config:
     retired_signing_keys: tuple[str, ...] = ()
     ledger_url: str | None = None
     ledger_ttl: int = 7 * 24 * 3600
+    ledger_finished_ttl: int = 24 * 3600
 
     @property
     def sealed(self) -> bool:
@@ -227,8 +230,8 @@ class Config:
 
 def _fair_play(env: Mapping[str, str], overrides: Mapping[str, Any]) -> dict[str, Any]:
     """``REFEREE_SIGNING_KEYS``, ``REFEREE_RETIRED_SIGNING_KEYS``, ``REFEREE_LEDGER_URL``,
-    ``REFEREE_LEDGER_TTL`` (overrides: ``SIGNING_KEYS``, ``RETIRED_SIGNING_KEYS``, ``LEDGER_URL``,
-    ``LEDGER_TTL``), checked."""
+    ``REFEREE_LEDGER_TTL``, ``REFEREE_LEDGER_FINISHED_TTL`` (overrides: ``SIGNING_KEYS``,
+    ``RETIRED_SIGNING_KEYS``, ``LEDGER_URL``, ``LEDGER_TTL``, ``LEDGER_FINISHED_TTL``), checked."""
     from .ledger import check_url
     from .records import parse_public_key, parse_signing_key
 
@@ -262,4 +265,12 @@ def _fair_play(env: Mapping[str, str], overrides: Mapping[str, Any]) -> dict[str
         raise ConfigError(f"REFEREE_LEDGER_TTL must be an integer number of seconds, not {raw_ttl!r}") from None
     if not 60 <= ttl <= 366 * 24 * 3600:
         raise ConfigError("REFEREE_LEDGER_TTL must be between 60 seconds and 366 days")
-    return {"signing_keys": tuple(signing), "retired_signing_keys": tuple(retired), "ledger_url": None if url is None else str(url), "ledger_ttl": ttl}
+    raw_finished = overrides.get("LEDGER_FINISHED_TTL", env.get("REFEREE_LEDGER_FINISHED_TTL", str(min(24 * 3600, ttl))))
+    try:
+        finished_ttl = int(raw_finished)
+    except (TypeError, ValueError):
+        raise ConfigError(f"REFEREE_LEDGER_FINISHED_TTL must be an integer number of seconds, not {raw_finished!r}") from None
+    if not 60 <= finished_ttl <= ttl:
+        raise ConfigError(f"REFEREE_LEDGER_FINISHED_TTL must be between 60 seconds and REFEREE_LEDGER_TTL ({ttl})")
+    return {"signing_keys": tuple(signing), "retired_signing_keys": tuple(retired), "ledger_url": None if url is None else str(url),
+            "ledger_ttl": ttl, "ledger_finished_ttl": finished_ttl}

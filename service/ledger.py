@@ -26,6 +26,17 @@ is never lost, and a token that is not current cannot append. They expire with t
 reordered or dropped (``referee.py``: 409 ``ledger_lost``, the store does not hold the match as
 it should).
 
+**One atomic read for every refusal.** ``history(epoch, match, seq)`` answers, in one step, the
+verdict for ``seq``, the match's latest ``seq`` in the store, whether it is finished, and the
+moves the store keeps: the referee decides from that one read whether an older token's request is
+a retry of the move already recorded (answered as the first time), a resume (the current position),
+or refused, so a request that loses a race on another instance is told ``token_superseded``, never
+``ledger_lost``.
+
+**Retention.** The finishing move (``advance(..., finished=True)``) marks the match finished: its
+stored moves then go ``finished_ttl`` seconds later (``REFEREE_LEDGER_FINISHED_TTL``, a day), while
+the small entry that refuses older tokens stays ``ttl`` seconds (``REFEREE_LEDGER_TTL``, a week).
+
 A token without an epoch (sealed before its match was ever registered: before this format, or
 while no ledger was configured) is current only when the store holds its match at exactly its
 ``seq``; else ``LOST``. Any failure to reach the store raises ``LedgerUnavailable``: the service then
@@ -45,13 +56,16 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 __all__ = [
     "CURRENT",
+    "DEFAULT_FINISHED_TTL",
     "DEFAULT_TTL",
     "LOST",
     "SUPERSEDED",
+    "History",
     "Ledger",
     "LedgerUnavailable",
     "RedisLedger",
@@ -63,10 +77,16 @@ __all__ = [
 
 DEFAULT_TTL: Final = 7 * 24 * 3600
 """Seconds a match's entry lives after its last move (one week)."""
+DEFAULT_FINISHED_TTL: Final = 24 * 3600
+"""Seconds a finished match's stored moves live after its last move (one day)."""
 TIMEOUT: Final = 2.0
 """Seconds a request waits for the store before answering 503 ``ledger_unavailable``."""
 PING_TIMEOUT: Final = 1.0
 """Seconds the readiness probe waits for the store."""
+
+CLOCK_SKEW: Final = 60
+"""Seconds a pod's clock may be ahead of the Redis server's: a finished match's moves missing this
+close to their deadline count as expired, not lost."""
 
 CURRENT: Final = "current"
 SUPERSEDED: Final = "superseded"
@@ -75,6 +95,22 @@ LOST: Final = "lost"
 
 class LedgerUnavailable(Exception):
     """The ledger could not be read or written."""
+
+
+@dataclass(frozen=True, slots=True)
+class History:
+    """What the store holds of a match, read in one atomic step: the ``verdict`` for the ``seq``
+    asked about (``CURRENT``, ``SUPERSEDED`` or ``LOST``), the match's latest ``seq`` (None when
+    ``LOST``), whether its finishing move was recorded, and the record's moves it keeps, in order
+    (none once a finished match's moves have expired: ``archived``)."""
+
+    verdict: str
+    seq: int | None = None
+    finished: bool = False
+    moves: tuple[str, ...] = ()
+    archived: bool = False
+    """Finished, and past the time its moves are kept (by the clock of the store, or of this pod
+    for Redis, whose mark holds the deadline): moves that are missing before then were lost."""
 
 
 def new_epoch() -> str:
@@ -90,9 +126,13 @@ class Ledger(Protocol):
     def check(self, epoch: str | None, match_id: str, seq: int) -> str:
         """``CURRENT``, ``SUPERSEDED`` or ``LOST`` for a token of ``epoch`` at ``seq``."""
 
-    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None) -> str:
+    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None, finished: bool = False) -> str:
         """As ``check``, and on ``CURRENT`` atomically moves the match to ``seq + 1`` and appends
-        ``move`` (when given) to its record."""
+        ``move`` (when given) to its record; ``finished``: this move ends the match (its moves then
+        expire after the finished-match retention)."""
+
+    def history(self, epoch: str | None, match_id: str, seq: int) -> History:
+        """The verdict for ``seq``, the latest ``seq``, the finished mark and the moves: one atomic read."""
 
     def moves(self, match_id: str) -> list[str]:
         """The record's moves the store holds for a match, in order (none for a match it does not hold)."""
@@ -108,14 +148,16 @@ class Ledger(Protocol):
         ``PING_TIMEOUT``; LedgerUnavailable when it does not answer."""
 
 
-# Redis: KEYS[1] the epoch key, KEYS[2] the match's key, KEYS[3] its record's list.
-# Register: ARGV epoch, seq, ttl, then the moves. Check: ARGV epoch, seq; advance adds seq + 1, ttl
-# and optionally the move. Results: 1 current, 0 superseded, -1 lost.
+# Redis: KEYS[1] the epoch key, KEYS[2] the match's key, KEYS[3] its record's list, KEYS[4] its
+# finished mark. Register: ARGV epoch, seq, ttl, then the moves. Check: ARGV epoch, seq; advance adds
+# seq + 1, ttl, the moves' ttl (shorter for the finishing move), for the finishing move the time
+# (Unix seconds) its moves expire (the mark's value) else 0, and optionally the move. Results: 1 current, 0 superseded, -1 lost. The match's key keeps its format
+# (a number), so pods of the release before read it as they did.
 _LUA_REGISTER: Final = """
 local e = redis.call('GET', KEYS[1])
 if not e then redis.call('SET', KEYS[1], ARGV[1]); e = ARGV[1] end
 redis.call('SET', KEYS[2], ARGV[2], 'EX', ARGV[3])
-redis.call('DEL', KEYS[3])
+redis.call('DEL', KEYS[3], KEYS[4])
 for i = 4, #ARGV, 1000 do
   redis.call('RPUSH', KEYS[3], unpack(ARGV, i, math.min(i + 999, #ARGV)))
 end
@@ -129,29 +171,46 @@ if not v then return -1 end
 if tonumber(v) ~= tonumber(ARGV[2]) then return 0 end
 if ARGV[3] then
   redis.call('SET', KEYS[2], ARGV[3], 'EX', ARGV[4])
-  if ARGV[5] then redis.call('RPUSH', KEYS[3], ARGV[5]) end
-  redis.call('EXPIRE', KEYS[3], ARGV[4])
+  if ARGV[7] then redis.call('RPUSH', KEYS[3], ARGV[7]) end
+  redis.call('EXPIRE', KEYS[3], ARGV[5])
+  if ARGV[6] ~= '0' then redis.call('SET', KEYS[4], ARGV[6], 'EX', ARGV[4]) end
 end
 return 1
+"""
+# History: ARGV epoch, seq. Result: {-1} lost, else {1 current / 0 superseded, latest seq, the finished
+# mark (its moves' deadline, '0' for none), moves...}.
+_LUA_HISTORY: Final = """
+if ARGV[1] ~= '' and redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
+local v = redis.call('GET', KEYS[2])
+if not v then return {-1} end
+local n = tonumber(v)
+local out = {n == tonumber(ARGV[2]) and 1 or 0, n, redis.call('GET', KEYS[4]) or '0'}
+local moves = redis.call('LRANGE', KEYS[3], 0, -1)
+for i = 1, #moves do out[#out + 1] = moves[i] end
+return out
 """
 _RESULTS: Final = {1: CURRENT, 0: SUPERSEDED, -1: LOST}
 
 
 class RedisLedger:
     """The ledger in Redis: ``card-referee:epoch`` (no expiry), and per match the key
-    ``card-referee:seq:<match id>`` and its record's list ``card-referee:moves:<match id>`` (same
-    expiry); every operation is one Lua script (atomic, one round trip)."""
+    ``card-referee:seq:<match id>``, its record's list ``card-referee:moves:<match id>`` (same
+    expiry, or the finished-match retention once it is finished) and, once finished, the mark
+    ``card-referee:done:<match id>`` (the key's expiry); every operation is one Lua script (atomic,
+    one round trip)."""
 
     EPOCH_KEY: Final = "card-referee:epoch"
 
-    def __init__(self, url: str, ttl: int) -> None:
+    def __init__(self, url: str, ttl: int, finished_ttl: int = DEFAULT_FINISHED_TTL) -> None:
         import redis
 
         self._ttl = ttl
+        self._finished_ttl = min(finished_ttl, ttl)
         self._client = redis.Redis.from_url(url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT, retry_on_timeout=False)
         self._probe = redis.Redis.from_url(url, socket_timeout=PING_TIMEOUT, socket_connect_timeout=PING_TIMEOUT, retry_on_timeout=False)
         self._register = self._client.register_script(_LUA_REGISTER)
         self._check = self._client.register_script(_LUA_CHECK)
+        self._history = self._client.register_script(_LUA_HISTORY)
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
 
     @staticmethod
@@ -163,7 +222,7 @@ class RedisLedger:
         return f"card-referee:moves:{match_id}"
 
     def _keys(self, match_id: str) -> list[str]:
-        return [self.EPOCH_KEY, self._key(match_id), self._moves_key(match_id)]
+        return [self.EPOCH_KEY, self._key(match_id), self._moves_key(match_id), f"card-referee:done:{match_id}"]
 
     def register(self, match_id: str, seq: int, moves: Sequence[str] = ()) -> str:
         try:
@@ -182,8 +241,22 @@ class RedisLedger:
     def check(self, epoch: str | None, match_id: str, seq: int) -> str:
         return self._run(epoch, match_id, [seq])
 
-    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None) -> str:
-        return self._run(epoch, match_id, [seq, seq + 1, self._ttl, *([] if move is None else [move])])
+    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None, finished: bool = False) -> str:
+        moves_ttl = self._finished_ttl if finished else self._ttl
+        deadline = int(time.time()) + moves_ttl if finished else 0
+        return self._run(epoch, match_id, [seq, seq + 1, self._ttl, moves_ttl, deadline, *([] if move is None else [move])])
+
+    def history(self, epoch: str | None, match_id: str, seq: int) -> History:
+        try:
+            out = self._history(keys=self._keys(match_id), args=[epoch or "", seq])
+        except self._errors as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        if int(out[0]) == -1:
+            return History(LOST)
+        moves = tuple(m.decode("utf-8") if isinstance(m, bytes) else str(m) for m in out[3:])
+        deadline = int(out[2])
+        archived = 0 < deadline <= time.time() + CLOCK_SKEW  # Redis expires the moves by its own clock
+        return History(_RESULTS[int(out[0])], int(out[1]), deadline > 0, moves, archived)
 
     def moves(self, match_id: str) -> list[str]:
         try:
@@ -220,14 +293,17 @@ class RedisLedger:
 class SqliteLedger:
     """The ledger in a SQLite file: ``BEGIN IMMEDIATE`` makes each operation atomic across the
     processes of one machine; the epoch is the ``meta`` table's ``epoch`` row; a match's record is
-    its rows of ``moves`` (``n`` from 0), which live as long as its ``ledger`` row. Expired rows are
-    purged every ``PURGE_EVERY`` moves."""
+    its rows of ``moves`` (``n`` from 0), which live until its ``ledger`` row's ``moves_expire``
+    (its ``expires``, or the finished-match retention once ``finished``). Expired rows are purged
+    every ``PURGE_EVERY`` moves. A file of the release before (no ``finished`` columns) gains them
+    on open; that release's pods keep working on it (the columns have defaults)."""
 
     PURGE_EVERY: Final = 1000
 
-    def __init__(self, path: str, ttl: int) -> None:
+    def __init__(self, path: str, ttl: int, finished_ttl: int = DEFAULT_FINISHED_TTL) -> None:
         self._path = path
         self._ttl = ttl
+        self._finished_ttl = min(finished_ttl, ttl)
         self._local = threading.local()
         self._moves = 0
         try:
@@ -236,6 +312,11 @@ class SqliteLedger:
                 db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
                 db.execute("CREATE TABLE IF NOT EXISTS moves (match_id TEXT NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL, "
                            "PRIMARY KEY (match_id, n)) WITHOUT ROWID")
+                columns = {row[1] for row in db.execute("PRAGMA table_info(ledger)")}
+                if "finished" not in columns:
+                    db.execute("ALTER TABLE ledger ADD COLUMN finished INTEGER NOT NULL DEFAULT 0")
+                if "moves_expire" not in columns:  # NULL: the moves live as long as the row
+                    db.execute("ALTER TABLE ledger ADD COLUMN moves_expire REAL")
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
 
@@ -271,7 +352,8 @@ class SqliteLedger:
     def register(self, match_id: str, seq: int, moves: Sequence[str] = ()) -> str:
         def body(db: sqlite3.Connection) -> str:
             db.execute("INSERT OR IGNORE INTO meta (name, value) VALUES ('epoch', ?)", (new_epoch(),))
-            db.execute("INSERT OR REPLACE INTO ledger (match_id, seq, expires) VALUES (?, ?, ?)", (match_id, seq, time.time() + self._ttl))
+            db.execute("INSERT OR REPLACE INTO ledger (match_id, seq, expires, finished, moves_expire) VALUES (?, ?, ?, 0, NULL)",
+                       (match_id, seq, time.time() + self._ttl))
             db.execute("DELETE FROM moves WHERE match_id = ?", (match_id,))
             db.executemany("INSERT INTO moves (match_id, n, move) VALUES (?, ?, ?)", ((match_id, n, m) for n, m in enumerate(moves)))
             epoch = self._epoch(db)
@@ -299,31 +381,58 @@ class SqliteLedger:
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
 
-    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None) -> str:
+    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None, finished: bool = False) -> str:
         now = time.time()
 
         def body(db: sqlite3.Connection) -> str:
             verdict = self._judge(db, epoch, match_id, seq, now)
             if verdict != CURRENT:
                 return verdict
-            db.execute("UPDATE ledger SET seq = ?, expires = ? WHERE match_id = ?", (seq + 1, now + self._ttl, match_id))
+            db.execute("UPDATE ledger SET seq = ?, expires = ?, finished = ?, moves_expire = ? WHERE match_id = ?",
+                       (seq + 1, now + self._ttl, int(finished), now + (self._finished_ttl if finished else self._ttl), match_id))
             if move is not None:
                 db.execute("INSERT INTO moves (match_id, n, move) SELECT ?, COALESCE(MAX(n) + 1, 0), ? FROM moves WHERE match_id = ?",
                            (match_id, move, match_id))
             self._moves += 1
             if self._moves % self.PURGE_EVERY == 0:
-                db.execute("DELETE FROM moves WHERE match_id IN (SELECT match_id FROM ledger WHERE expires <= ?)", (now,))
-                db.execute("DELETE FROM ledger WHERE expires <= ?", (now,))
+                self._purge(db, now)
             return CURRENT
 
         return self._transaction(body)  # type: ignore[no-any-return]
 
-    def moves(self, match_id: str) -> list[str]:
+    @staticmethod
+    def _purge(db: sqlite3.Connection, now: float) -> None:
+        """Drop the moves past their retention, then the expired entries."""
+        db.execute("DELETE FROM moves WHERE match_id IN (SELECT match_id FROM ledger WHERE COALESCE(moves_expire, expires) <= ?)", (now,))
+        db.execute("DELETE FROM ledger WHERE expires <= ?", (now,))
+
+    _KEPT: Final = "EXISTS (SELECT 1 FROM ledger WHERE match_id = ? AND expires > ? AND COALESCE(moves_expire, expires) > ?)"
+
+    def history(self, epoch: str | None, match_id: str, seq: int) -> History:
+        now = time.time()
         try:
-            rows = self._connect().execute(
-                "SELECT move FROM moves WHERE match_id = ? AND EXISTS (SELECT 1 FROM ledger WHERE match_id = ? AND expires > ?) ORDER BY n",
-                (match_id, match_id, time.time()),
-            ).fetchall()
+            db = self._connect()
+            db.execute("BEGIN")  # one snapshot for every read
+            try:
+                verdict = self._judge(db, epoch, match_id, seq, now)
+                if verdict == LOST:
+                    return History(LOST)
+                latest, finished, moves_expire = db.execute(
+                    "SELECT seq, finished, moves_expire FROM ledger WHERE match_id = ?", (match_id,)).fetchone()
+                rows = db.execute(f"SELECT move FROM moves WHERE match_id = ? AND {self._KEPT} ORDER BY n",
+                                  (match_id, match_id, now, now)).fetchall()
+            finally:
+                db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        archived = bool(finished) and moves_expire is not None and moves_expire <= now
+        return History(verdict, int(latest), bool(finished), tuple(str(r[0]) for r in rows), archived)
+
+    def moves(self, match_id: str) -> list[str]:
+        now = time.time()
+        try:
+            rows = self._connect().execute(f"SELECT move FROM moves WHERE match_id = ? AND {self._KEPT} ORDER BY n",
+                                           (match_id, match_id, now, now)).fetchall()
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
         return [str(r[0]) for r in rows]
@@ -361,11 +470,11 @@ def check_url(url: str) -> str | None:
     return "the ledger URL must start with redis://, rediss:// or sqlite:///"
 
 
-def open_ledger(url: str, ttl: int = DEFAULT_TTL) -> RedisLedger | SqliteLedger:
-    """The ledger ``url`` names (see ``check_url``)."""
+def open_ledger(url: str, ttl: int = DEFAULT_TTL, finished_ttl: int = DEFAULT_FINISHED_TTL) -> RedisLedger | SqliteLedger:
+    """The ledger ``url`` names (see ``check_url``); ``finished_ttl`` is capped at ``ttl``."""
     problem = check_url(url)
     if problem:
         raise ValueError(problem)
     if url.startswith("sqlite:///"):
-        return SqliteLedger(url[len("sqlite:///") :], ttl)
-    return RedisLedger(url, ttl)
+        return SqliteLedger(url[len("sqlite:///") :], ttl, finished_ttl)
+    return RedisLedger(url, ttl, finished_ttl)

@@ -27,6 +27,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
+import orjson
+
 from .cards.shuffle import MAX_SEED, deal_deck
 from .config import Config
 from .engines import find
@@ -35,7 +37,7 @@ from .engines.claims import MAX_AT, BatchClaim, Flip, SingleClaim
 from .engines.moves import NextDeal
 from .envelope import envelope
 from .fairness import fairness, new_secret
-from .ledger import CURRENT, SUPERSEDED, Ledger, LedgerUnavailable, open_ledger
+from .ledger import CURRENT, LOST, SUPERSEDED, History, Ledger, LedgerUnavailable, open_ledger
 from .problems import MAX_ERRORS, ApiError, rules_problem
 from .records import (
     RECORD_FORMAT,
@@ -205,8 +207,8 @@ class Referee:
             keys = []
         retired = [parse_public_key(k) for k in config.retired_signing_keys]
         signer = Signer(keys, retired) if keys else None
-        url, ttl = config.ledger_url, config.ledger_ttl
-        ledger = (lambda: open_ledger(url, ttl)) if url is not None and sealer is not None else None
+        url, ttl, finished_ttl = config.ledger_url, config.ledger_ttl, config.ledger_finished_ttl
+        ledger = (lambda: open_ledger(url, ttl, finished_ttl)) if url is not None and sealer is not None else None
         return cls(config, sealer, signer, ledger, **kwargs)
 
     # --- the services -----------------------------------------------------------------------
@@ -272,18 +274,32 @@ class Referee:
         return table.answer(events, keys=True)
 
     def state(self, game_id: str, body: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
-        """The envelope for a ``{state or token}``; nothing applied."""
+        """The envelope for a ``{state or token}``; nothing applied. Sealed with a ledger, an older
+        token of the match *resumes* it: the answer is the current position (as the caller may see
+        it) and a current token, rebuilt from the moves the ledger keeps (``Table.catch_up``)."""
         engine, codec = self.game(game_id)
-        return Table.begin(self, engine, codec, body, caller).answer([])
+        table = Table.begin(self, engine, codec, body, caller, superseded=True)
+        if table.superseded:
+            table.catch_up()
+        return table.answer([])
 
     def move(self, game_id: str, body: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
-        """Apply ``body["move"]`` to ``{state or token}``: the new envelope, or a refusal raised."""
+        """Apply ``body["move"]`` to ``{state or token}``: the new envelope, or a refusal raised.
+
+        Sealed with a ledger, a move is applied exactly once: the same move sent again with the
+        same token (a retry after a lost reply, on any instance, or the loser of a race with its
+        own first sending) is answered as the first time (``Table.retry``); a different move from
+        that token is 409 ``token_superseded``."""
         engine, codec = self.game(game_id)
-        table = Table.begin(self, engine, codec, body, caller)
-        move = table.move(body["move"])
-        new_state, events = engine.step(table.state, move)
-        table.accept(move, new_state)
-        return table.answer(events)
+        table = Table.begin(self, engine, codec, body, caller, superseded=True)
+        if not table.superseded:
+            move = table.move(body["move"])
+            new_state, events = engine.step(table.state, move)
+            if table.accept(move, new_state):
+                return table.answer(events)
+            # another request from this token was recorded first: judged as a retry of it
+            table = Table.begin(self, engine, codec, body, caller, superseded=True)
+        return table.retry(body["move"])
 
     def check(self, game_id: str, body: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
         """Whether ``body["move"]`` is legal: ``{"legal": true}`` or ``{"legal": false, "error"}``;
@@ -366,6 +382,7 @@ class Table:
         self.follow_turn = False  # view_as "to_move": the viewer is the seat to move once the call is done
         self.replayed = False
         self.created = False  # begun by this call (new, replay): registered in the ledger when answered
+        self.superseded = False  # a token the ledger holds as superseded, let through to be retried or resumed
         self._filled_deck = False
         self._token: str | None = None  # sealed by ``accept`` before the ledger moved
         self._unstored: list[str] = []  # record in the ledger: moves of this call not yet in the store
@@ -437,9 +454,11 @@ class Table:
 
     @classmethod
     def begin(cls, referee: Referee, engine: Any, codec: GameCodec, body: Mapping[str, Any], caller: Caller, *,
-              current: bool = True) -> Table:
-        """The call's game: a token in sealed mode (opened, then checked against the ledger when
-        ``current``), a checked plain state in open mode; then ``expected_seq`` and the view."""
+              superseded: bool = False) -> Table:
+        """The call's game: a token in sealed mode (opened, then checked against the ledger), a
+        checked plain state in open mode; then ``expected_seq`` and the view. A token the ledger
+        holds as superseded is refused (409) unless ``superseded`` (the caller then retries or
+        resumes: ``Table.superseded`` says so)."""
         sealer = referee.sealer
         if sealer is not None:
             if "token" not in body:
@@ -465,8 +484,7 @@ class Table:
         if expected is not None and expected != table.state.seq:
             raise RulesError("stale_state", f"expected_seq {expected} does not match the state's seq {table.state.seq}.")
         table.view_as()
-        if current:
-            table._check_ledger()
+        table._check_ledger(superseded)
         return table
 
     def view_as(self) -> None:
@@ -514,29 +532,106 @@ class Table:
         if self.who != TABLE:
             raise ApiError(403, "bad_seat_key", wrong)
 
-    def _check_ledger(self) -> None:
+    def _check_ledger(self, superseded_ok: bool = False) -> None:
         """With a ledger, every use of a token that is not its match's latest in the ledger's epoch
-        is refused (409 ``token_superseded``, or ``ledger_lost`` when the ledger has lost the match).
-        A token of a match registered before tokens carried the epoch takes the ledger's epoch on."""
+        is refused (409 ``token_superseded``, or ``ledger_lost`` when the ledger has lost the match),
+        unless ``superseded_ok`` lets a superseded token through (``self.superseded``) to be retried
+        or resumed. A token of a match registered before tokens carried the epoch takes the
+        ledger's epoch on."""
         if self.match is None:
             return
         ledger = self.referee.ledger
         if ledger is None:
             return
         with _reaching_the_ledger():
-            _ledger_says(ledger.check(self.match.epoch, self.match.match_id, self.state.seq))
+            verdict = ledger.check(self.match.epoch, self.match.match_id, self.state.seq)
+            if verdict == SUPERSEDED and superseded_ok and self.match.record_in_ledger and self.match.epoch is not None:
+                self.superseded = True
+                return
+            _ledger_says(verdict)
             if self.match.epoch is None:
                 self.match = self.match.in_epoch(ledger.epoch())
 
+    # --- retries and resumes -------------------------------------------------------------
+
+    def _history(self) -> History:
+        """What the ledger holds of this (superseded) token's match, read in one atomic step, with
+        the moves this token's chain covers checked: refused 409 ``token_superseded`` when the
+        ledger no longer keeps the moves after this token (a finished match past its retention),
+        ``ledger_lost`` when it lost the match or its moves are not the ones the chain covers."""
+        match, ledger = self.match, self.referee.ledger
+        assert match is not None and ledger is not None
+        with _reaching_the_ledger():
+            history = ledger.history(match.epoch, match.match_id, self.state.seq)
+        if history.verdict == LOST:
+            _ledger_says(LOST)
+        if history.verdict == CURRENT:  # the match moved back under this token: only a lying store does that
+            raise _record_mismatch()
+        moves = history.moves
+        if history.archived and not moves:
+            raise ApiError(
+                409, "token_superseded",
+                "A later move of this match was already accepted: this token is no longer current, and the match is finished "
+                "and past the time its moves are kept (REFEREE_LEDGER_FINISHED_TTL): its signed record was issued with its "
+                "last move.",
+            )
+        if len(moves) <= match.count or chain_of(match.match_id, match.setup, moves[: match.count]) != match.chain:
+            raise _record_mismatch()
+        return history
+
+    def catch_up(self, history: History | None = None) -> list[Any]:
+        """Resume: this table moves forward from its (superseded) token's position to the match's
+        current one by the moves the ledger keeps after it, each applied as it was recorded (a deck
+        the service dealt, from the match secret). Forward only: never an older position. The
+        events of those moves, in order (the answer shows each as its viewer may see it)."""
+        history = self._history() if history is None else history
+        engine, codec = self.engine, self.codec
+        players = engine.players(self.state)
+        events: list[Any] = []
+        assert self.match is not None
+        for text in history.moves[self.match.count :]:
+            move = codec.load_move(orjson.loads(text), players)
+            if isinstance(move, NextDeal) and move.deck is None:
+                move = NextDeal(move.player, self.next_deck(self.state))
+            try:
+                self.state, step_events = engine.step(self.state, move)
+            except RulesError:  # the store holds a move the rules refuse: not the match it should hold
+                raise _record_mismatch() from None
+            events.extend(step_events)
+            self.match = self.match.with_move(text)
+        if self.state.seq != history.seq:
+            raise _record_mismatch()
+        self.superseded = False
+        self._token = None
+        self._record_moves = list(history.moves)
+        return events
+
+    def retry(self, raw_move: dict[str, Any]) -> dict[str, Any]:
+        """A move sent with a superseded token: when it is the move the ledger recorded from this
+        token (its ``at`` the referee's first stamp, for a seat's timed move), the answer of the
+        first time: its events (then those of any move accepted since) and the current position with
+        a current token. Any other move is 409 ``token_superseded``."""
+        history = self._history()
+        assert self.match is not None
+        recorded = history.moves[self.match.count]
+        move = self.move(raw_move, at=_stamp_of(recorded))  # the same authorization as the first time
+        wire = to_wire(move)
+        if self._filled_deck:
+            wire.pop("deck", None)
+        if canonical(wire) != recorded:
+            _ledger_says(SUPERSEDED)
+        return self.answer(self.catch_up(history))
+
     # --- acting -----------------------------------------------------------------------------
 
-    def move(self, raw_move: dict[str, Any]) -> Any:
+    def move(self, raw_move: dict[str, Any], at: int | None = None) -> Any:
         """The parsed move as the engine gets it: sealed mode checks the actor's key against the
-        move's seat, stamps a seat's own flips and claims with the server clock, and every
-        ``next_deal`` without a deck gets the next deal (from the seed, or the match secret)."""
+        move's seat, stamps a seat's own flips and claims with the server clock (``at``: with this
+        time instead, a retry's first stamp), and every ``next_deal`` without a deck gets the next
+        deal (from the seed, or the match secret)."""
         players = self.engine.players(self.state)
         if self.sealed and isinstance(self.who, int):
-            raw_move = self._stamped(raw_move)
+            raw_move = self._stamped(raw_move, at)
         move = self.codec.load_move(raw_move, players)
         if self.sealed:
             self._authorize_move(move)
@@ -549,16 +644,18 @@ class Table:
         self._filled_deck = True
         return NextDeal(move.player, self.next_deck(self.state))
 
-    def _stamped(self, raw: dict[str, Any]) -> dict[str, Any]:
+    def _stamped(self, raw: dict[str, Any], at: int | None = None) -> dict[str, Any]:
         """A timed move sent with a seat's own key, with ``at`` = ms since the match began (never
-        before the last flip: instances' clocks may differ slightly). The client's ``at`` is ignored."""
+        before the last flip: instances' clocks may differ slightly), or the ``at`` given. The
+        client's ``at`` is ignored."""
         classes = self.engine.GAME.move_classes
         cls = classes.get(raw.get("type")) if isinstance(raw.get("type"), str) else None
         if cls is None or not issubclass(cls, (Flip, SingleClaim, BatchClaim)):
             return raw
         assert self.match is not None
-        last = getattr(self.state, "last_flip_at", None) or 0
-        at = min(MAX_AT, max(self._now() - self.match.t0, last))
+        if at is None:
+            last = getattr(self.state, "last_flip_at", None) or 0
+            at = min(MAX_AT, max(self._now() - self.match.t0, last))
         if issubclass(cls, BatchClaim):
             claims = raw.get("claims")
             if not isinstance(claims, list):
@@ -592,26 +689,39 @@ class Table:
         seed = getattr(state, "seed", None)
         return deal_deck(pack, seed + state.deal_number) if seed is not None else tuple(_SYSTEM_RANDOM.sample(pack, len(pack)))
 
-    def accept(self, move: Any, new_state: Any) -> None:
+    def accept(self, move: Any, new_state: Any) -> bool:
         """Make ``new_state`` (after ``move``) this table's, the move joining the record. Sealed
         mode seals the answer's token first: one that would be longer than the service accepts is
         422 ``token_too_large``, and the ledger has not moved, so the token sent stays current. With
-        a ledger, then the compare-and-set that lets exactly one move from a token win (409 for the
-        others)."""
+        a ledger, then the compare-and-set that lets exactly one move from a token win: False when
+        another request from this token was recorded first (the caller judges this one as a retry
+        of it), True when this move was recorded (or there is no ledger)."""
         before, seq = self.match, self.state.seq
         self.replay_move(move, new_state, self._filled_deck)
         if before is None:
-            return
+            return True
         self._token = self._seal()
         ledger = self.referee.ledger
-        if ledger is not None:
-            with _reaching_the_ledger():
-                text = None
-                if before.record_in_ledger:  # appended in the same atomic step as the compare-and-set
-                    text = self._unstored.pop()
-                    if self.engine.status(new_state) == "finished" and self.referee.signer is not None:
-                        self._record_moves = [*self._stored_moves(ledger, before), text]  # checked before the ledger moves
-                _ledger_says(ledger.advance(before.epoch, before.match_id, seq, text))
+        if ledger is None:
+            return True
+        finished = self.engine.status(new_state) == "finished"
+        with _reaching_the_ledger():
+            text = None
+            if before.record_in_ledger:  # appended in the same atomic step as the compare-and-set
+                text = self._unstored.pop()
+                if finished and self.referee.signer is not None:  # the record's moves, checked before the ledger moves
+                    history = ledger.history(before.epoch, before.match_id, seq)
+                    if history.verdict == SUPERSEDED:
+                        return False
+                    _ledger_says(history.verdict)
+                    if len(history.moves) != before.count or chain_of(before.match_id, before.setup, history.moves) != before.chain:
+                        raise _record_mismatch()
+                    self._record_moves = [*history.moves, text]
+            verdict = ledger.advance(before.epoch, before.match_id, seq, text, finished)
+        if verdict == SUPERSEDED and before.record_in_ledger and before.epoch is not None:
+            return False
+        _ledger_says(verdict)
+        return True
 
     def replay_move(self, move: Any, new_state: Any, dealt: bool) -> None:
         """``new_state`` (after ``move``) is this table's; sealed, the move joins the record as applied
@@ -651,8 +761,9 @@ class Table:
         env["fairness"] = fairness(match.secret, match.match_id, finished)
         if finished and not self.replayed:
             signer = self.referee.signer
-            if signer is not None:
-                env["record"] = signer.sign(self.record())
+            record = self.record() if signer is not None else None
+            if signer is not None and record is not None:
+                env["record"] = signer.sign(record)
         if keys:
             legacy = match.legacy_seat_keys
             env["seat_keys"] = [sealer.seat_key(match.match_id, s, legacy=legacy) for s in range(players)]
@@ -671,11 +782,16 @@ class Table:
         self.match = self.match.in_epoch(epoch)
         self.created = False
 
-    def _stored_moves(self, ledger: Ledger, match: Match) -> list[str]:
+    def _stored_moves(self, ledger: Ledger, match: Match) -> list[str] | None:
         """The record's moves as the ledger keeps them, checked against ``match``'s hash chain
-        (409 ``ledger_lost`` when they differ in any way)."""
+        (409 ``ledger_lost`` when they differ in any way); None when the match is finished and
+        past the time its moves are kept (its record was issued while they were)."""
         with _reaching_the_ledger():
-            moves = ledger.moves(match.match_id)
+            history = ledger.history(match.epoch, match.match_id, self.state.seq)
+        _ledger_says(history.verdict)
+        if history.archived and not history.moves:
+            return None
+        moves = list(history.moves)
         if len(moves) != match.count or chain_of(match.match_id, match.setup, moves) != match.chain:
             raise _record_mismatch()
         return moves
@@ -696,8 +812,9 @@ class Table:
                 "adjudicate the match from its moves.",
             ) from None
 
-    def record(self) -> dict[str, Any]:
-        """The finished match as data (records.py), unsigned."""
+    def record(self) -> dict[str, Any] | None:
+        """The finished match as data (records.py), unsigned; None once the ledger no longer keeps
+        its moves (a finished match past ``REFEREE_LEDGER_FINISHED_TTL``)."""
         import json
 
         assert self.match is not None
@@ -708,6 +825,8 @@ class Table:
                 ledger = self.referee.ledger
                 assert ledger is not None  # begin refused the token otherwise
                 self._record_moves = self._stored_moves(ledger, match)
+                if self._record_moves is None:
+                    return None
             moves = ",".join(self._record_moves)
         doc: dict[str, Any] = {
             "format": RECORD_FORMAT,
@@ -723,6 +842,19 @@ class Table:
         if match.setup:
             doc["setup"] = match.setup
         return doc
+
+
+def _stamp_of(recorded: str) -> int | None:
+    """The ``at`` the referee stamped on a recorded timed move (a claim's or a batch's first
+    claim's), else None."""
+    raw = orjson.loads(recorded)
+    if not isinstance(raw, dict):
+        return None
+    at = raw.get("at")
+    claims = raw.get("claims")
+    if at is None and isinstance(claims, list) and claims and isinstance(claims[0], dict):
+        at = claims[0].get("at")
+    return at if type(at) is int else None
 
 
 def _every_move_of_the_game(codec: GameCodec, moves: Sequence[Any]) -> None:

@@ -72,11 +72,11 @@ def test_a_whole_sealed_match_through_the_core(tmp_path: Any) -> None:
     offline = adjudicate(record, public_keys(ref.jwks()))
     assert offline.result_matches and offline.moves_legal == len(played)
 
-    # a rewind: an earlier token of the match is refused by the ledger, for a move and for a view
+    # a rewind: an earlier token of the match only resumes it (the final position, never an older one)
     for old in (tokens[0], tokens[len(tokens) // 2]):
-        with pytest.raises(ApiError) as refused:
-            ref.state(GAME, {"token": old}, Caller())
-        assert (refused.value.status, refused.value.code) == (409, "token_superseded")
+        resumed = ref.state(GAME, {"token": old}, Caller())
+        assert resumed["state"]["seq"] == env["state"]["seq"] and resumed["status"] == "finished"
+        assert resumed["record"]["moves"] == record["moves"]
 
     # a record that was changed after signing is refused
     forged = copy.deepcopy(record)
@@ -87,16 +87,23 @@ def test_a_whole_sealed_match_through_the_core(tmp_path: Any) -> None:
 
 
 def test_a_rewound_move_is_refused_and_the_match_goes_on(tmp_path: Any) -> None:
-    """Two moves from one token: the first wins, the second is 409 and leaves the match as it was."""
+    """Two different moves from one token: the first wins, the second is 409 and leaves the match as
+    it was; the first sent again is its retry, answered as the first time."""
     ref = _referee(SqliteLedger(str(tmp_path / "ledger.db"), 3600))
     env = ref.new(GAME, {}, Caller())
     keys = env["seat_keys"]
     seat, move = _seat_move(ref, env, random.Random(1))
-    ahead = ref.move(GAME, {"token": env["token"], "move": move}, Caller(keys[seat]))
+    listed = ref.state(GAME, {"token": env["token"]}, Caller(keys[seat], seat))["legal_moves"]
+    other = next(m for m in listed if m != move)
+    ahead = ref.move(GAME, {"token": env["token"], "move": move}, Caller(keys[seat], seat))
+    mine = ref.state(GAME, {"token": env["token"]}, Caller(keys[seat], seat))  # resumed: after the move
     with pytest.raises(ApiError) as refused:
-        ref.move(GAME, {"token": env["token"], "move": move}, Caller(keys[seat]))
+        ref.move(GAME, {"token": env["token"], "move": other}, Caller(keys[seat]))
     assert (refused.value.status, refused.value.code) == (409, "token_superseded")
+    retried = ref.move(GAME, {"token": env["token"], "move": move}, Caller(keys[seat], seat))
+    assert retried["events"] == ahead["events"] and retried["state"] == ahead["state"] == mine["state"]
     assert ref.state(GAME, {"token": ahead["token"]}, Caller())["state"]["seq"] == 1
+    assert ref.state(GAME, {"token": retried["token"]}, Caller())["state"]["seq"] == 1
 
 
 def test_a_caller_with_a_wrong_key_is_refused() -> None:

@@ -2,9 +2,12 @@
 
 - Branch-peeking (Schnapsen: the follower plays different cards from one token to see what each
   branch draws) and Russian Bank flip-peeking (flip, then go back to the older token): with a
-  ledger (SQLite and a real Redis) every second use of an old token is 409 ``token_superseded``.
+  ledger (SQLite and a real Redis) every other move from an old token is 409 ``token_superseded``,
+  and reading an old token (``state``) resumes the match: it shows the current position, never the
+  older one (forward only).
 - Deal re-rolling (the next dealer sends ``next_deal`` again and again from one token): with or
-  without a ledger the same token always leads to the same deal, drawn from the match secret.
+  without a ledger the same token always leads to the same deal, drawn from the match secret; with
+  a ledger the repeat is answered as a retry (the first deal, exactly once).
 """
 
 from __future__ import annotations
@@ -45,8 +48,9 @@ def test_schnapsen_branch_peeking_gets_409_with_a_ledger(ledger_app: Flask) -> N
         r = post(client, f"{SCH}/moves?as=0", {"token": t1, "move": mv}, k0)
         assert r.status_code == 409 and r.json["code"] == "token_superseded"
         assert "state" not in r.json and "token" not in r.json
-    # and the old token cannot be read or checked either (no probe)
-    assert post(client, f"{SCH}/state?as=0", {"token": t1}, k0).status_code == 409
+    # reading the old token resumes: the current position, never the branch point (no probe)
+    back = post(client, f"{SCH}/state?as=0", {"token": t1}, k0)
+    assert back.status_code == 200 and back.json["state"] == first.json["state"]
     assert post(client, f"{SCH}/check", {"token": t1, "move": follows[1]}, k0).json["code"] == "token_superseded"
     # the current token plays on
     nxt = first.json["to_move"][0]
@@ -78,8 +82,12 @@ def test_russian_bank_flip_peeking_gets_409_with_a_ledger(ledger_app: Flask) -> 
     # the peek: the same token again, with another move when there is one (a random deal may list only the flip)
     other = next((m for m in legal if m["type"] != "flip"), flip)
     back = post(client, f"/v1/games/russian_bank/moves?as={seat}", {"token": token, "move": other}, key)
-    assert back.status_code == 409 and back.json["code"] == "token_superseded"
-    assert post(client, f"/v1/games/russian_bank/state?as={seat}", {"token": token}, key).status_code == 409
+    if other != flip:
+        assert back.status_code == 409 and back.json["code"] == "token_superseded"
+    else:  # the same move again is a retry: the first flip's outcome, not a second flip
+        assert back.status_code == 200 and back.json["events"] == r.json["events"]
+    resumed = post(client, f"/v1/games/russian_bank/state?as={seat}", {"token": token}, key)
+    assert resumed.status_code == 200 and resumed.json["state"] == r.json["state"]  # after the flip, never before
 
 
 def _to_deal_over(client: Any) -> tuple[dict[str, Any], str, int]:
@@ -107,13 +115,17 @@ def test_next_deal_twice_from_one_token_deals_the_same_cards(fair_app: Flask) ->
     assert all(s == states[0] for s in states)  # the whole deal, talon and opponent's hand included
 
 
-def test_next_deal_rerolled_with_a_ledger_is_409(ledger_app: Flask) -> None:
+def test_next_deal_rerolled_with_a_ledger_is_the_first_deal_again(ledger_app: Flask) -> None:
+    """With a ledger the repeat is a retry: answered with the first deal, recorded once."""
     client = ledger_app.test_client()
     env, key, dealer = _to_deal_over(client)
     mv = {"type": "next_deal", "player": dealer}
-    assert post(client, f"{SCH}/moves", {"token": env["token"], "move": mv}, key).status_code == 200
-    r = post(client, f"{SCH}/moves", {"token": env["token"], "move": mv}, key)
-    assert r.status_code == 409 and r.json["code"] == "token_superseded"
+    first = post(client, f"{SCH}/moves?as={dealer}", {"token": env["token"], "move": mv}, key)
+    assert first.status_code == 200
+    again = post(client, f"{SCH}/moves?as={dealer}", {"token": env["token"], "move": mv}, key)
+    assert again.status_code == 200
+    assert again.json["state"] == first.json["state"] and again.json["events"] == first.json["events"]
+    assert true_state(client, "schnapsen", again.json["token"]) == true_state(client, "schnapsen", first.json["token"])
 
 
 def test_two_matches_deal_differently(fair_app: Flask) -> None:

@@ -6,6 +6,7 @@ many threads racing one token (exactly one move wins), and Redis stopped mid-run
 from __future__ import annotations
 
 import functools
+import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -146,14 +147,14 @@ def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(t
             k1 = new["seat_keys"][1]
             status, view = call(f"{b.url}/v1/games/schnapsen/state?as=1", {"token": new["token"]}, {"X-Seat-Key": k1})
             plays = [m for m in view["legal_moves"] if m["type"] == "play"]
-            results: list[int] = []
+            results: list[tuple[int, tuple[int, Any]]] = []
             barrier = threading.Barrier(16)
 
             def race(i: int) -> None:
                 url = (a.url, b.url)[i % 2]
                 barrier.wait(timeout=20)
-                st, _ = call(f"{url}/v1/games/schnapsen/moves", {"token": new["token"], "move": plays[i % len(plays)]}, {"X-Seat-Key": k1})
-                results.append(st)
+                results.append((i, call(f"{url}/v1/games/schnapsen/moves", {"token": new["token"], "move": plays[i % len(plays)]},
+                                        {"X-Seat-Key": k1})))
 
             threads = [threading.Thread(target=race, args=(i,)) for i in range(16)]
             for t in threads:
@@ -161,10 +162,20 @@ def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(t
             for t in threads:
                 t.join(timeout=60)
             assert len(results) == 16
-            assert results.count(200) == 1 and results.count(409) == 15, results
+            # exactly one move wins; the racers that sent that same move get its answer (exactly
+            # once), every other is 409 token_superseded, never ledger_lost
+            won = {i % len(plays) for i, (st, _) in results if st == 200}
+            assert len(won) == 1, results
+            for i, (st, body) in results:
+                if i % len(plays) in won:
+                    assert st == 200 and body["state"]["seq"] == 1, (i, st, body)
+                else:
+                    assert st == 409 and body["code"] == "token_superseded", (i, st, body)
+            assert len({json.dumps(body["state"], sort_keys=True) for _, (st, body) in results if st == 200}) == 1
+            # the old token resumes: the position after the winning move
+            status, resumed = call(f"{a.url}/v1/games/schnapsen/state?as=1", {"token": new["token"]}, {"X-Seat-Key": k1})
+            assert status == 200 and resumed["state"]["seq"] == 1
             # Redis goes away mid-match: every sealed move is refused with 503, never accepted
-            status, _ = call(f"{a.url}/v1/games/schnapsen/state?as=1", {"token": new["token"]}, {"X-Seat-Key": k1})
-            assert status == 409
             redis.stop()
             for url in (a.url, b.url, a.url):
                 st, body = call(f"{url}/v1/games/schnapsen/moves", {"token": new["token"], "move": plays[0]}, {"X-Seat-Key": k1})
