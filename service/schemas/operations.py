@@ -127,7 +127,18 @@ def operations(contract: Contract) -> dict[str, Any]:
             "Checks `move` against the rules in the given state and answers with the envelope of the new state. A\n"
             "move the rules refuse is a 422 whose `code` is the first failing check in the rules' §8 order; the\n"
             "state is unchanged. Sealed mode with a ledger: a token older than the match's latest is 409\n"
-            "`token_superseded`, and 503 `ledger_unavailable` when the ledger cannot be reached.\n",
+            "`token_superseded`, and 503 `ledger_unavailable` (with `Retry-After`) when the ledger cannot be\n"
+            "reached.\n\n"
+            "**Idempotent for the same token and move** (sealed mode with a ledger): the same `move` sent again\n"
+            "with the same `token`, on any instance (a retry after a lost reply, or a request raced by its own\n"
+            "first sending), is answered 200 as the first time: the same events (then those of any move\n"
+            "accepted since), the view of the position reached, a current token; a seat's timed claim keeps\n"
+            "the referee's first timestamp. The token and the move are the key: no idempotency key is sent. A\n"
+            "different move from that token is 409 `token_superseded`. This holds while the ledger keeps the\n"
+            "match's moves (`REFEREE_LEDGER_FINISHED_TTL` after a match ends; until `REFEREE_LEDGER_TTL` after\n"
+            "its last move otherwise). Without a ledger a token is never used up: the same move from it is\n"
+            "applied again to the same state, with the same deal (from the match secret) but a new timestamp\n"
+            "for a timed claim.\n",
             body(P + "MoveRequest", "moves"), DEFAULT_STATE_BODY,
             {"200": answer("The move was applied.", P + "Envelope", examples=example("moves", "Response"), links=follow("Next")),
              **_refusals(*_ALL)},
@@ -135,7 +146,12 @@ def operations(contract: Contract) -> dict[str, Any]:
         f"/v1/games/{gid}/state": post(
             "state", f"The envelope of a {title} state, nothing applied",
             "Status, whose turn, legal moves and scores of the given state (with `as`, a seat's view); `events`\n"
-            "is `[]`. An inconsistent state is refused with 422 `invalid_state`.\n",
+            "is `[]`. An inconsistent state is refused with 422 `invalid_state`.\n\n"
+            "**Resume** (sealed mode with a ledger): any older token of a match answers the *current* position\n"
+            "(as the caller's key and `as` may see it) with a current token, rebuilt from the moves the ledger\n"
+            "keeps, so a client that lost one reply or several gets back in. Forward only: no older position\n"
+            "is shown. Once a finished match's moves are gone (`REFEREE_LEDGER_FINISHED_TTL`), its older tokens\n"
+            "are 409 `token_superseded` and its final token answers the final position without `record`.\n",
             body(P + "StateRequest", "state"), DEFAULT_STATE_BODY,
             {"200": answer("The envelope of the state.", P + "Envelope"), **_refusals(*_ALL)},
         ),
