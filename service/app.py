@@ -1,11 +1,12 @@
 """Assembles the Flask app: configuration, sealing, the referee core, routes, the error boundary, the docs page,
 the headers every response carries, CORS for the allowed browser origins, and the split between
-the API listener and the metrics listener."""
+the API listener, the metrics listener and the probe listener."""
 
 from __future__ import annotations
 
-import json
 import logging
+import os
+import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
@@ -23,6 +24,7 @@ from .referee import Referee
 from .resources import openapi_path
 from .schemas import SCHEMAS
 from .sealing import Sealer
+from .server import bind_port
 
 log = logging.getLogger("service")
 
@@ -70,6 +72,9 @@ _DOCS_INIT: Final = b"""window.addEventListener("load", function () {
   });
 });
 """
+
+#: What the probe listener (REFEREE_PROBE_BIND) serves: the probes and nothing else.
+PROBE_PATHS: Final = frozenset({"/healthz", "/readyz"})
 
 #: What a browser on an allowed origin may send (REFEREE_CORS_ORIGINS).
 CORS_METHODS: Final = "GET, POST, OPTIONS"
@@ -121,20 +126,24 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
 
     @app.get("/readyz")
     def readyz() -> Response:
-        """Ready once warmed up and not draining, and (sealed, with a ledger) while the ledger
-        answers a ping within ``ledger.PING_TIMEOUT``: 503 ``{"status": "ledger_unavailable",
-        "reason": ...}`` otherwise, so a load balancer sends no sealed moves that would be refused."""
+        """Ready once warmed up (the keys read and used) and until shutdown begins: 503 while
+        ``starting`` or ``draining``. The shared ledger's state never enters into it (every pod shares
+        the store, so a slow or stopped store would make every pod unready at once): it is in
+        ``/metrics`` (``referee_ledger_up``), and a sealed request it refuses is 503
+        ``ledger_unavailable`` with ``Retry-After``."""
         phase = readiness.phase
-        if phase == "ready":
-            reason = referee.unreachable()
-            if reason is not None:
-                body = {"status": "ledger_unavailable", "mode": mode, "reason": reason}
-                return Response(json.dumps(body), status=503, mimetype="application/json")
         status = 200 if phase == "ready" else 503
         return Response(f'{{"status":"{phase}","mode":"{mode}"}}', status=status, mimetype="application/json")
 
+    listeners: dict[int, Any] = {}
     if cfg.metrics_port is not None:
-        app.wsgi_app = _ByListener(app.wsgi_app, observability.metrics_wsgi, cfg.metrics_port)  # type: ignore[method-assign]
+        watch = _ledger_watch(referee, cfg)
+        listeners[cfg.metrics_port] = observability.metrics_wsgi if watch is None else observability.metrics_app(watch.refresh)
+    probe_port = bind_port("REFEREE_PROBE_BIND", str((overrides or {}).get("PROBE_BIND", os.environ.get("REFEREE_PROBE_BIND", ""))))
+    if probe_port is not None:
+        listeners[probe_port] = _ProbesOnly(app.wsgi_app)
+    if listeners:
+        app.wsgi_app = _ByListener(app.wsgi_app, listeners)  # type: ignore[method-assign]
     _warm_up(app)
     readiness.mark_ready()
     return app
@@ -198,17 +207,25 @@ def _cors_path(path: str) -> bool:
     return path.startswith("/v1/") or path == "/openapi.yaml"
 
 
+def _ledger_watch(referee: Referee, cfg: Config) -> observability.LedgerWatch | None:
+    """The metrics of the shared ledger, when one is configured (sealed mode)."""
+    if not referee.has_ledger or cfg.ledger_url is None:
+        return None
+    store = "sqlite" if urllib.parse.urlsplit(cfg.ledger_url).scheme == "sqlite" else "redis"
+    return observability.LedgerWatch(lambda: referee.ledger, store)
+
+
 class _ByListener:
-    """WSGI: requests that came in on the metrics port get the metrics app, all others the API.
+    """WSGI: a request that came in on one of ``others``' ports gets that port's app, all others the API.
 
     The port is the local address of the connection itself (``gunicorn.socket``), which no
-    header can change; on the metrics port nothing but ``/metrics`` is served.
+    header can change; the metrics port serves nothing but ``/metrics``, the probe port nothing
+    but the probes.
     """
 
-    def __init__(self, api: Any, metrics: Any, port: int) -> None:
+    def __init__(self, api: Any, others: Mapping[int, Any]) -> None:
         self.api = api
-        self.metrics = metrics
-        self.port = port
+        self.others = dict(others)
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
         sock = environ.get("gunicorn.socket")
@@ -217,9 +234,22 @@ class _ByListener:
                 local = sock.getsockname()
             except OSError:
                 local = None
-            if isinstance(local, tuple) and len(local) >= 2 and local[1] == self.port:
-                return self.metrics(environ, start_response)  # type: ignore[no-any-return]
+            if isinstance(local, tuple) and len(local) >= 2 and local[1] in self.others:
+                return self.others[local[1]](environ, start_response)  # type: ignore[no-any-return]
         return self.api(environ, start_response)  # type: ignore[no-any-return]
+
+
+class _ProbesOnly:
+    """WSGI: the probe listener's application, the API's own ``/healthz`` and ``/readyz`` (same
+    answers, headers and metrics) and 404 ``not_found`` for anything else."""
+
+    def __init__(self, api: Any) -> None:
+        self.api = api
+
+    def __call__(self, environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") in PROBE_PATHS:
+            return self.api(environ, start_response)  # type: ignore[no-any-return]
+        return observability.not_found(start_response, "Only /healthz and /readyz are served here.")
 
 
 def _warm_up(app: Flask) -> None:
@@ -238,4 +268,4 @@ def _warm_up(app: Flask) -> None:
             sealer.unseal(game_id, sealer.seal(game_id, "warm-up", codec.pack(state)))
 
 
-__all__ = ["CORS_HEADERS", "CORS_METHODS", "DOCS_CSP", "build"]
+__all__ = ["CORS_HEADERS", "CORS_METHODS", "DOCS_CSP", "PROBE_PATHS", "build"]

@@ -9,6 +9,7 @@ Every setting comes from the environment; the defaults suit one machine or one c
 |------------------------------|-------------------------|-------------------------------------------------------|
 | REFEREE_BIND                 | 127.0.0.1:8000          | the API's address (``0.0.0.0:8000`` in the image)     |
 | REFEREE_METRICS_BIND         | (none)                  | the metrics listener (``/metrics`` only); none = off  |
+| REFEREE_PROBE_BIND           | (none)                  | the probe listener (``/healthz``, ``/readyz`` only)   |
 | REFEREE_WORKERS              | 2 x usable CPUs         | worker processes (affinity and cgroup v1/v2 quota)    |
 | REFEREE_WORKER_CONNECTIONS   | 1000                    | connections one worker holds at once                  |
 | REFEREE_TIMEOUT              | 30                      | seconds a socket read/write or a silent worker may take;|
@@ -27,7 +28,9 @@ checked here once before any worker starts, so a refused configuration stops the
 clear message and exit status 78 (EX_CONFIG) instead of a crash loop of workers.
 
 Workers are gevent-based (``service.gunicorn_worker``): a slow client holds a greenlet, never a
-worker. The master's control socket is off: gunicorn would create it under $HOME, which a
+worker. Each listener has its own pool of ``worker_connections`` greenlets per worker, so clients
+holding every place on the API's listener leave the probe listener's free: the kubelet's probes
+go there. The master's control socket is off: gunicorn would create it under $HOME, which a
 non-root user may not have and a read-only root filesystem refuses.
 """
 
@@ -47,10 +50,12 @@ from gunicorn.glogging import Logger as _GunicornLogger
 
 if __package__:  # imported: python:card_referee.gunicorn_conf (service. in a checkout)
     from .server import DRAIN as _DRAIN
+    from .server import bind_port as _bind_port
     from .server import install_drain as _install_drain
     from .server import usable_cpus
 else:  # run by path (gunicorn -c service/gunicorn_conf.py, runpy): the checkout's package
     from service.server import DRAIN as _DRAIN
+    from service.server import bind_port as _bind_port
     from service.server import install_drain as _install_drain
     from service.server import usable_cpus
 
@@ -84,8 +89,10 @@ def settings(env: _Mapping[str, str] | None = None) -> dict[str, _Any]:
     env = _os.environ if env is None else env
     api = env.get("REFEREE_BIND", "").strip() or "127.0.0.1:8000"
     metrics = env.get("REFEREE_METRICS_BIND", "").strip()
+    probes = env.get("REFEREE_PROBE_BIND", "").strip()
+    _bind_port("REFEREE_PROBE_BIND", probes)  # host:port or nothing
     return {
-        "bind": [api, metrics] if metrics else [api],
+        "bind": [api, *(bind for bind in (metrics, probes) if bind)],
         "workers": _env_int(env, "REFEREE_WORKERS", 0) or 2 * usable_cpus(),
         "worker_class": f"{_PACKAGE}.gunicorn_worker.RefereeWorker",
         "worker_connections": _env_int(env, "REFEREE_WORKER_CONNECTIONS", 1000) or 1000,

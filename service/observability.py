@@ -9,8 +9,13 @@
   gunicorn the workers share them through ``prometheus_client``'s multiprocess mode:
   ``service/gunicorn_conf.py`` points ``PROMETHEUS_MULTIPROC_DIR`` at a fresh directory before the
   workers start, and ``/metrics`` sums the files of every worker, so any worker answers for all.
-- **Readiness**: ``/readyz`` answers 503 until the app is built and warmed up, and again once
-  shutdown has begun: at once when the gunicorn master gets SIGTERM (``attach_drain``: a flag
+- **The shared ledger's health** (sealed mode with a ledger; ``LedgerWatch``): whether the store
+  answers and its memory, as gauges refreshed when ``/metrics`` is scraped, at most once every
+  ``LedgerWatch.EVERY`` seconds per worker (one bounded round trip, ``ledger.PING_TIMEOUT``; never
+  on an API request); a warning is logged when its use passes ``LedgerWatch.FULL`` of its limit.
+  The store is shared by every pod, so its state never makes this pod unready.
+- **Readiness**: ``/readyz`` answers 503 until the app is built and warmed up (its keys read and
+  used), and again once shutdown has begun: at once when the gunicorn master gets SIGTERM (``attach_drain``: a flag
   the master shares with its workers) or when a worker gets SIGTERM (``begin_shutdown``).
 
 Labels are bounded: the route is the URL rule (never the raw path) and the game is a registered
@@ -19,19 +24,36 @@ id or ``"-"``, so a client cannot create new time series by sending odd URLs.
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import re
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from flask import Flask, Response, g, request
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 
 from .engines import ENGINES
+from .ledger import Ledger, LedgerUnavailable
+from .problems import ApiError
 
-__all__ = ["REQUEST_ID_HEADER", "Readiness", "count_illegal_move", "install", "metrics_wsgi", "request_id"]
+__all__ = [
+    "REQUEST_ID_HEADER", "LedgerWatch", "Readiness", "count_illegal_move", "install", "metrics_app", "metrics_wsgi", "request_id",
+]
+
+log = logging.getLogger("service")
 
 REQUEST_ID_HEADER = "X-Request-ID"
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
@@ -44,6 +66,15 @@ LATENCY = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
 ILLEGAL = Counter("referee_illegal_moves", "Moves refused by a game's rules, by game and error code.", ["game", "code"])
+# The shared ledger, by store (redis or sqlite): the series exist only where a ledger is configured.
+# Under gunicorn each worker writes its own observation; "mostrecent" exports the latest of them,
+# whichever worker made it (a store's state is not a sum, and an older observation is stale).
+LEDGER_UP = Gauge("referee_ledger_up", "Whether the shared ledger answered its last probe (1) or not (0).", ["store"],
+                  multiprocess_mode="mostrecent")
+LEDGER_USED = Gauge("referee_ledger_used_bytes", "Bytes the shared ledger uses, as of its last answer.", ["store"],
+                    multiprocess_mode="mostrecent")
+LEDGER_LIMIT = Gauge("referee_ledger_limit_bytes", "The most bytes the shared ledger may use (absent: no limit set).", ["store"],
+                     multiprocess_mode="mostrecent")
 
 Phase = Literal["starting", "ready", "draining"]
 
@@ -129,6 +160,63 @@ def count_illegal_move(code: str) -> None:
     ILLEGAL.labels(_game_label(), code).inc()
 
 
+class LedgerWatch:
+    """The shared ledger's health as metrics, refreshed on demand at most once every ``every`` seconds.
+
+    ``ledger()`` gives the ledger (opening it on first use; ``ApiError`` 503 or ``LedgerUnavailable``
+    when it cannot be); ``store`` labels the series. ``refresh()`` asks the store for its usage (one
+    round trip, bounded by ``ledger.PING_TIMEOUT``) unless it did within ``every`` seconds or another
+    refresh is under way, and sets ``referee_ledger_up`` to 1 (it answered) or 0, and
+    ``referee_ledger_used_bytes`` / ``referee_ledger_limit_bytes`` from its answer (kept as they
+    were when it does not answer). Crossing ``FULL`` of the limit upwards logs a warning.
+    """
+
+    EVERY: Final = 5.0
+    FULL: Final = 0.8
+
+    def __init__(self, ledger: Callable[[], Ledger | None], store: str, every: float = EVERY,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self._ledger = ledger
+        self._every = every
+        self._clock = clock
+        self._last: float | None = None
+        self._busy = threading.Lock()
+        self._full = False
+        self._store = store  # each series is made when first set: a labelled child exists (as 0) once asked for
+
+    def refresh(self) -> None:
+        if not self._busy.acquire(blocking=False):
+            return  # another scrape is asking the store right now
+        try:
+            now = self._clock()
+            if self._last is not None and now - self._last < self._every:
+                return
+            self._last = now
+            self._observe()
+        finally:
+            self._busy.release()
+
+    def _observe(self) -> None:
+        try:
+            ledger = self._ledger()
+            if ledger is None:
+                return
+            used, limit = ledger.usage()
+        except (LedgerUnavailable, ApiError) as exc:
+            LEDGER_UP.labels(self._store).set(0)
+            log.warning("the ledger does not answer: %s", getattr(exc, "detail", None) or exc)
+            return
+        LEDGER_UP.labels(self._store).set(1)
+        LEDGER_USED.labels(self._store).set(used)
+        if limit is not None:
+            LEDGER_LIMIT.labels(self._store).set(limit)
+        full = limit is not None and used > self.FULL * limit
+        if full and not self._full:
+            log.warning("the ledger uses %d of its %d bytes (over %d%%): it refuses every sealed move once full",
+                        used, limit, round(self.FULL * 100))
+        self._full = full
+
+
 def _metrics_text() -> bytes:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
@@ -180,19 +268,40 @@ def install(app: Flask, headers: Callable[[Response, set[str]], None] | None = N
     return readiness
 
 
-def metrics_wsgi(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-    """The metrics listener's whole application: ``GET /metrics``, and 404 for anything else."""
-    if environ.get("PATH_INFO") != "/metrics":
-        body = b'{"type":"/errors/not_found","title":"Not found","status":404,"code":"not_found","detail":"Only /metrics is served here."}'
-        start_response("404 Not Found", [("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
-                                         ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")])
-        return [body]
-    if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
-        body = b'{"type":"/errors/method_not_allowed","title":"Method not allowed","status":405,"code":"method_not_allowed","detail":"GET /metrics."}'
-        start_response("405 Method Not Allowed", [("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
-                                                  ("Allow", "GET, HEAD"), ("X-Content-Type-Options", "nosniff")])
-        return [body]
-    text = _metrics_text()
-    start_response("200 OK", [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(text))),
-                              ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")])
-    return [text]
+WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
+
+
+def metrics_app(*before: Callable[[], None]) -> WSGIApp:
+    """The metrics listener's whole application: ``GET /metrics``, and 404 for anything else.
+    ``before``: called before each ``/metrics`` answer is written (``LedgerWatch.refresh``)."""
+
+    def metrics(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") != "/metrics":
+            return not_found(start_response, "Only /metrics is served here.")
+        if environ.get("REQUEST_METHOD") not in ("GET", "HEAD"):
+            body = (b'{"type":"/errors/method_not_allowed","title":"Method not allowed","status":405,'
+                    b'"code":"method_not_allowed","detail":"GET /metrics."}')
+            start_response("405 Method Not Allowed", [("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
+                                                      ("Allow", "GET, HEAD"), ("X-Content-Type-Options", "nosniff")])
+            return [body]
+        for hook in before:
+            hook()
+        text = _metrics_text()
+        start_response("200 OK", [("Content-Type", CONTENT_TYPE_LATEST), ("Content-Length", str(len(text))),
+                                  ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")])
+        return [text]
+
+    return metrics
+
+
+def not_found(start_response: Callable[..., Any], detail: str) -> Iterable[bytes]:
+    """A 404 ``not_found`` problem, for a listener that serves only some paths."""
+    problem = {"type": "/errors/not_found", "title": "Not found", "status": 404, "code": "not_found", "detail": detail}
+    body = json.dumps(problem, separators=(",", ":")).encode()
+    start_response("404 Not Found", [("Content-Type", "application/problem+json"), ("Content-Length", str(len(body))),
+                                     ("X-Content-Type-Options", "nosniff"), ("Cache-Control", "no-store")])
+    return [body]
+
+
+metrics_wsgi: Final = metrics_app()
+"""The metrics application without a ledger to watch."""

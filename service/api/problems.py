@@ -4,7 +4,8 @@ Views never catch rules errors; they raise, and ``register(app)`` turns each fam
 problem with a stable ``code``. ``type`` is the relative reference ``/errors/<code>``, a page that
 describes the code (``rules.py``); a rules refusal's ``rule`` comes with ``rule_url``, the link to
 that section of the game's rules page. The refusals and their problem documents are data without
-Flask (``service/problems.py``): the referee core builds them, this module answers.
+Flask (``service/problems.py``): the referee core builds them, this module answers. A 503 (the
+ledger cannot be reached, ``ledger_unavailable``) carries ``Retry-After: RETRY_AFTER_SECONDS``.
 """
 
 from __future__ import annotations
@@ -24,11 +25,18 @@ from ..observability import count_illegal_move
 from ..problems import ApiError, problem_body, rules_problem, title
 from ..schemas.common import flatten_errors
 
-__all__ = ["problem", "register"]  # refusals as data: service/problems.py
+__all__ = ["RETRY_AFTER_SECONDS", "problem", "register"]  # refusals as data: service/problems.py
 
 log = logging.getLogger("service.api")
 
 PROBLEM_TYPE = "application/problem+json"
+
+RETRY_AFTER_SECONDS = 2
+"""What a 503 tells the client to wait before sending again. The ledger it could not reach is shared
+by every pod, so another pod would not do better at once; a store restarting or failing over takes
+seconds, and a request already waits up to ``ledger.TIMEOUT`` (2 s) for it, so retrying sooner than
+that only adds waiting requests. Moves are exactly-once for the same token and move: sending one
+again is safe."""
 
 _HTTP_CODES = {
     400: "invalid_request",
@@ -52,7 +60,8 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(ApiError)
     def _api(exc: ApiError) -> Response:
-        return problem(problem_body(exc.status, exc.code, exc.detail, errors=exc.errors))
+        headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if exc.status == 503 else None
+        return problem(problem_body(exc.status, exc.code, exc.detail, errors=exc.errors), headers)
 
     @app.errorhandler(ValidationError)
     def _shape(exc: ValidationError) -> Response:

@@ -78,9 +78,16 @@ def test_probes_liveness_on_healthz_readiness_on_readyz() -> None:
     assert CONTAINER["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert CONTAINER["startupProbe"]["httpGet"]["path"] == "/readyz"
     port_names = {p["name"]: p["containerPort"] for p in CONTAINER["ports"]}
-    assert port_names == {"http": 8000, "metrics": 9100}
+    assert port_names == {"http": 8000, "metrics": 9100, "probes": 8081}
+    # The probes ask their own listener (tests/deploy/test_probe_listener.py: a flood of the API
+    # port cannot keep them waiting), which neither the Service nor the NetworkPolicy opens.
+    env = {e["name"]: e.get("value") for e in CONTAINER["env"]}
+    assert env["REFEREE_PROBE_BIND"] == "0.0.0.0:8081"
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
-        assert CONTAINER[probe]["httpGet"]["port"] == "http"
+        assert CONTAINER[probe]["httpGet"]["port"] == "probes"
+    assert [port["targetPort"] for port in BY_KIND["Service"]["spec"]["ports"]] == ["http"]
+    admitted = [port["port"] for rule in BY_KIND["NetworkPolicy"]["spec"]["ingress"] for port in rule["ports"]]
+    assert 8081 not in admitted and "probes" not in admitted
 
 
 def test_resources_have_requests_and_limits() -> None:

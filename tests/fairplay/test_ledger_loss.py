@@ -3,14 +3,13 @@
 A real ``redis-server`` without persistence is restarted (it comes back empty, as Redis does without
 AOF), and a SQLite ledger's file is lost and recreated: every token handed out before, superseded
 or not, is then refused with 409 ``ledger_lost`` on ``moves``, ``state`` and ``check``, never
-accepted; matches begun after the loss play normally. ``/readyz`` is 503 while the configured ledger
-does not answer and 200 again once it does.
+accepted; matches begun after the loss play normally. ``/readyz`` stays 200 whether or not the
+configured ledger answers (it is shared by every pod: its state is in ``/metrics``).
 """
 
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -112,23 +111,23 @@ def test_sqlite_file_lost_no_superseded_token_is_accepted(tmp_path: Path) -> Non
     _a_new_match_plays(restarted)
 
 
-def test_readyz_fails_while_the_ledger_cannot_be_reached(tmp_path: Path) -> None:
+def test_readyz_does_not_depend_on_the_shared_ledger(tmp_path: Path) -> None:
+    """The ledger is shared by every pod: its state never makes one unready (readiness failing on
+    all pods at once would refuse open play too); sealed requests it cannot serve are 503
+    ``ledger_unavailable`` instead, and ``/metrics`` shows it (tests/deploy/test_ledger_health.py)."""
     if shutil.which("redis-server") is None:
         missing("redis-server is not installed (.ci/run installs it)")
     redis = RedisServer(tmp_path, port(5))
     app = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=redis.url)
-    client = app.test_client()  # contract-checked: the 503 body is the documented NotReady
-    t0 = time.monotonic()
+    client = app.test_client()
     r = client.get("/readyz")
-    assert time.monotonic() - t0 < 8  # bounded: the ping's timeout, not the socket's default
-    assert r.status_code == 503 and r.json["status"] == "ledger_unavailable" and r.json["reason"], r.json
+    assert r.status_code == 200 and r.json == {"status": "ready", "mode": "sealed"}, r.json
     assert client.get("/healthz").status_code == 200
     redis.start()
     try:
-        r = client.get("/readyz")
-        assert r.status_code == 200 and r.json == {"status": "ready", "mode": "sealed"}
+        assert client.get("/readyz").json == {"status": "ready", "mode": "sealed"}
         redis.stop()
-        assert client.get("/readyz").status_code == 503
+        assert client.get("/readyz").status_code == 200
     finally:
         redis.stop()
 
@@ -137,6 +136,5 @@ def test_readyz_with_a_sqlite_ledger_and_without_one(tmp_path: Path, fair_app: F
     ok = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{tmp_path / 'l.db'}").test_client()
     assert ok.get("/readyz").status_code == 200
     unusable = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{tmp_path / 'missing' / 'l.db'}").test_client()
-    r = unusable.get("/readyz")
-    assert r.status_code == 503 and r.json["status"] == "ledger_unavailable"
-    assert fair_app.test_client().get("/readyz").status_code == 200  # no ledger configured: nothing to ping
+    assert unusable.get("/readyz").status_code == 200  # the store's fault, not this pod's
+    assert fair_app.test_client().get("/readyz").status_code == 200  # no ledger configured
