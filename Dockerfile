@@ -33,10 +33,11 @@ ENV PATH=/opt/venv/bin:$PATH \
     REFEREE_MODE=sealed \
     REFEREE_BIND=0.0.0.0:8000 \
     REFEREE_METRICS_BIND=0.0.0.0:9100 \
+    REFEREE_PROBE_BIND=0.0.0.0:8081 \
     PROMETHEUS_MULTIPROC_DIR=/tmp/referee-metrics
 USER 10001:10001
-EXPOSE 8000 9100
+EXPOSE 8000 8081 9100
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=2).status != 200)"]
+  CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8081/healthz', timeout=2).status != 200)"]
 # gunicorn with the package's own settings (service/gunicorn_conf.py): gevent workers, drain on SIGTERM.
 CMD ["card-referee", "serve"]

@@ -230,21 +230,6 @@ class Referee:
                         raise _unavailable() from None
         return self._ledger
 
-    def unreachable(self) -> str | None:
-        """Why the configured ledger cannot be used right now (``/readyz``), or None (no ledger, or
-        it answered a ping within ``ledger.PING_TIMEOUT``)."""
-        if self._ledger is None and self._open_ledger is None:
-            return None
-        try:
-            ledger = self.ledger
-            if ledger is not None:
-                ledger.ping()
-        except ApiError:
-            return "the ledger cannot be opened"
-        except LedgerUnavailable:
-            return "the ledger does not answer"
-        return None
-
     def jwks(self) -> dict[str, Any]:
         """The public keys that sign records and verdicts, as a JWK Set (``GET /v1/keys``)."""
         return self.signer.jwks() if self.signer is not None else {"keys": []}

@@ -81,8 +81,7 @@ def test_probes_liveness_on_healthz_readiness_on_readyz() -> None:
     assert port_names == {"http": 8000, "metrics": 9100, "probes": 8081}
     # The probes ask their own listener (tests/deploy/test_probe_listener.py: a flood of the API
     # port cannot keep them waiting), which neither the Service nor the NetworkPolicy opens.
-    env = {e["name"]: e.get("value") for e in CONTAINER["env"]}
-    assert env["REFEREE_PROBE_BIND"] == "0.0.0.0:8081"
+    assert BY_KIND["ConfigMap"]["data"]["REFEREE_PROBE_BIND"] == "0.0.0.0:8081"
     for probe in ("livenessProbe", "readinessProbe", "startupProbe"):
         assert CONTAINER[probe]["httpGet"]["port"] == "probes"
     assert [port["targetPort"] for port in BY_KIND["Service"]["spec"]["ports"]] == ["http"]
@@ -364,4 +363,4 @@ def test_dockerfile_is_multi_stage_pinned_non_root_with_healthcheck() -> None:
     assert "HEALTHCHECK" in DOCKERFILE and "/healthz" in DOCKERFILE
     assert re.search(r'^CMD \["card-referee", "serve"\]$', DOCKERFILE, re.MULTILINE)  # the package's own gunicorn settings
     assert "pip install --no-cache-dir ." in DOCKERFILE  # dependencies from the project's own metadata
-    assert re.search(r"REFEREE_MODE=sealed", DOCKERFILE) and "EXPOSE 8000 9100" in DOCKERFILE
+    assert re.search(r"REFEREE_MODE=sealed", DOCKERFILE) and "EXPOSE 8000 8081 9100" in DOCKERFILE
