@@ -5,7 +5,6 @@ the API listener, the metrics listener and the probe listener."""
 from __future__ import annotations
 
 import logging
-import os
 import urllib.parse
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -24,7 +23,6 @@ from .referee import Referee
 from .resources import openapi_path
 from .schemas import SCHEMAS
 from .sealing import Sealer
-from .server import bind_port
 
 log = logging.getLogger("service")
 
@@ -139,9 +137,8 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     if cfg.metrics_port is not None:
         watch = _ledger_watch(referee, cfg)
         listeners[cfg.metrics_port] = observability.metrics_wsgi if watch is None else observability.metrics_app(watch.refresh)
-    probe_port = bind_port("REFEREE_PROBE_BIND", str((overrides or {}).get("PROBE_BIND", os.environ.get("REFEREE_PROBE_BIND", ""))))
-    if probe_port is not None:
-        listeners[probe_port] = _ProbesOnly(app.wsgi_app)
+    if cfg.probe_port is not None:
+        listeners[cfg.probe_port] = _ProbesOnly(app.wsgi_app)
     if listeners:
         app.wsgi_app = _ByListener(app.wsgi_app, listeners)  # type: ignore[method-assign]
     _warm_up(app)

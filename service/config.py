@@ -116,13 +116,14 @@ def _origins(raw: object) -> tuple[str, ...]:
     return origins
 
 
-def _metrics_port(raw: object) -> int | None:
+def _listener_port(variable: str, raw: object) -> int | None:
+    """The port of a ``host:port`` listener setting (None: empty, no such listener)."""
     text = str(raw or "").strip()
     if not text:
         return None
     host, _, port = text.rpartition(":")
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ConfigError(f"REFEREE_METRICS_BIND must be host:port, not {text!r}")
+        raise ConfigError(f"{variable} must be host:port, not {text!r}")
     return int(port)
 
 
@@ -137,7 +138,9 @@ class Config:
     ``REFEREE_MAX_STATE_BODY`` for state/moves/check, ``REFEREE_MAX_BODY`` for replay).
     ``cors_origins``: browser origins allowed to call the API (``REFEREE_CORS_ORIGINS``; none by
     default). ``metrics_port``: the port of ``REFEREE_METRICS_BIND``, the only listener that
-    answers ``/metrics`` (None: no metrics endpoint at all).
+    answers ``/metrics`` (None: no metrics endpoint at all). ``probe_port``: the port of
+    ``REFEREE_PROBE_BIND``, a listener that answers ``/healthz`` and ``/readyz`` only, on
+    connections of its own (None: none; the API port answers them as well).
 
     Fair play (docs/fair-play.md): ``signing_keys``: base64url Ed25519 private keys, newest first,
     that sign match records and verdicts (``REFEREE_SIGNING_KEYS``; default: derived from the seal
@@ -165,6 +168,7 @@ class Config:
     )
     cors_origins: tuple[str, ...] = ()
     metrics_port: int | None = None
+    probe_port: int | None = None
     signing_keys: tuple[str, ...] = ()
     retired_signing_keys: tuple[str, ...] = ()
     ledger_url: str | None = None
@@ -183,7 +187,7 @@ class Config:
     def from_env(cls, environ: Mapping[str, str] | None = None, overrides: Mapping[str, Any] | None = None) -> Config:
         """Read ``REFEREE_*`` variables, then apply ``overrides`` (``MODE``, ``SEAL_KEYS``,
         ``ALLOW_FIXED_DECKS``, ``MAX_BODY``, ``MAX_NEW_BODY``, ``MAX_STATE_BODY``,
-        ``CORS_ORIGINS``, ``METRICS_BIND``, ``TESTING``); raise ConfigError on anything unusable.
+        ``CORS_ORIGINS``, ``METRICS_BIND``, ``PROBE_BIND``, ``TESTING``); raise ConfigError on anything unusable.
 
         A ``SEAL_KEYS`` override (a list or a comma-separated string) replaces every key source of
         the environment; an empty one means no keys (open mode unless ``MODE`` says sealed).
@@ -223,7 +227,8 @@ class Config:
             testing=_flag("TESTING", over.get("TESTING", False)),
             body_limits={"new": new, "state": small, "moves": small, "check": small, "replay": replay},
             cors_origins=_origins(setting("CORS_ORIGINS", "")),
-            metrics_port=_metrics_port(setting("METRICS_BIND", "")),
+            metrics_port=_listener_port("REFEREE_METRICS_BIND", setting("METRICS_BIND", "")),
+            probe_port=_listener_port("REFEREE_PROBE_BIND", setting("PROBE_BIND", "")),
             **_fair_play(env, over),
         )
 

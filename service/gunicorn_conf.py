@@ -50,12 +50,10 @@ from gunicorn.glogging import Logger as _GunicornLogger
 
 if __package__:  # imported: python:card_referee.gunicorn_conf (service. in a checkout)
     from .server import DRAIN as _DRAIN
-    from .server import bind_port as _bind_port
     from .server import install_drain as _install_drain
     from .server import usable_cpus
 else:  # run by path (gunicorn -c service/gunicorn_conf.py, runpy): the checkout's package
     from service.server import DRAIN as _DRAIN
-    from service.server import bind_port as _bind_port
     from service.server import install_drain as _install_drain
     from service.server import usable_cpus
 
@@ -90,7 +88,6 @@ def settings(env: _Mapping[str, str] | None = None) -> dict[str, _Any]:
     api = env.get("REFEREE_BIND", "").strip() or "127.0.0.1:8000"
     metrics = env.get("REFEREE_METRICS_BIND", "").strip()
     probes = env.get("REFEREE_PROBE_BIND", "").strip()
-    _bind_port("REFEREE_PROBE_BIND", probes)  # host:port or nothing
     return {
         "bind": [api, *(bind for bind in (metrics, probes) if bind)],
         "workers": _env_int(env, "REFEREE_WORKERS", 0) or 2 * usable_cpus(),

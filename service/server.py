@@ -10,9 +10,7 @@
 - ``body_deadline``: the body of a request must arrive within a total deadline after its head,
   whether it stops or trickles (``service.gunicorn_worker`` applies it to every request);
 - ``write_problem``: gunicorn's own refusals (a malformed request line, too long a URI, too many
-  or too large header fields) as ``application/problem+json`` instead of an HTML page;
-- ``bind_port``: the port of a ``host:port`` listener setting (``REFEREE_PROBE_BIND``), which the
-  settings bind and the app serves the probes on.
+  or too large header fields) as ``application/problem+json`` instead of an HTML page.
 """
 
 from __future__ import annotations
@@ -31,24 +29,9 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "DRAIN", "BodyDeadline", "SharedFlag", "bind_port", "body_deadline", "install_drain", "refuse_new_connections",
+    "DRAIN", "BodyDeadline", "SharedFlag", "body_deadline", "install_drain", "refuse_new_connections",
     "usable_cpus", "write_problem",
 ]
-
-
-# --- listeners ---------------------------------------------------------------------------------
-
-
-def bind_port(variable: str, text: str) -> int | None:
-    """The port of ``text``, a ``host:port`` listener setting named ``variable`` (None: empty, no
-    listener); ValueError for anything else."""
-    text = text.strip()
-    if not text:
-        return None
-    host, _, port = text.rpartition(":")
-    if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"{variable} must be host:port, not {text!r}")
-    return int(port)
 
 
 # --- CPUs ------------------------------------------------------------------------------------
