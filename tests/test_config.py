@@ -83,12 +83,24 @@ def test_keys_from_a_file_one_per_line_newest_first(tmp_path: Any) -> None:
 def test_body_limits_cors_origins_and_metrics_bind() -> None:
     cfg = Config.from_env({})
     assert dict(cfg.body_limits) == {"new": 16384, "state": 65536, "moves": 65536, "check": 65536, "replay": 1048576}
-    assert cfg.cors_origins == () and cfg.metrics_port is None
+    assert cfg.cors_origins == () and cfg.metrics_port is None and cfg.probe_port is None
     cfg = Config.from_env({"REFEREE_MAX_STATE_BODY": "131072", "REFEREE_MAX_BODY": "100000",
-                           "REFEREE_CORS_ORIGINS": "https://a.example, http://localhost:5173/", "REFEREE_METRICS_BIND": "0.0.0.0:9100"})
+                           "REFEREE_CORS_ORIGINS": "https://a.example, http://localhost:5173/", "REFEREE_METRICS_BIND": "0.0.0.0:9100",
+                           "REFEREE_PROBE_BIND": "0.0.0.0:8081"})
     assert cfg.body_limits["moves"] == 100000  # never above the replay (largest) limit
-    assert cfg.cors_origins == ("https://a.example", "http://localhost:5173") and cfg.metrics_port == 9100
+    assert cfg.cors_origins == ("https://a.example", "http://localhost:5173") and cfg.metrics_port == 9100 and cfg.probe_port == 8081
     for env in ({"REFEREE_CORS_ORIGINS": "a.example"}, {"REFEREE_CORS_ORIGINS": "https://a.example/path"},
-                {"REFEREE_METRICS_BIND": "9100"}, {"REFEREE_MAX_STATE_BODY": "12"}):
+                {"REFEREE_METRICS_BIND": "9100"}, {"REFEREE_PROBE_BIND": "localhost"}, {"REFEREE_PROBE_BIND": "h:70000"},
+                {"REFEREE_MAX_STATE_BODY": "12"}):
         with pytest.raises(ConfigError):
+            Config.from_env(env)
+
+
+def test_the_finished_match_retention_defaults_to_a_day_and_stays_within_the_ledger_ttl() -> None:
+    assert Config.from_env({}).ledger_finished_ttl == 24 * 3600
+    assert Config.from_env({"REFEREE_LEDGER_FINISHED_TTL": "600"}).ledger_finished_ttl == 600
+    assert Config.from_env({"REFEREE_LEDGER_TTL": "3600"}).ledger_finished_ttl == 3600  # the default, capped by the entry's own
+    for env in ({"REFEREE_LEDGER_FINISHED_TTL": "59"}, {"REFEREE_LEDGER_FINISHED_TTL": "a day"},
+                {"REFEREE_LEDGER_TTL": "3600", "REFEREE_LEDGER_FINISHED_TTL": "3601"}):
+        with pytest.raises(ConfigError, match="REFEREE_LEDGER_FINISHED_TTL"):
             Config.from_env(env)
