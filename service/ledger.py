@@ -27,11 +27,11 @@ reordered or dropped (``referee.py``: 409 ``ledger_lost``, the store does not ho
 it should).
 
 **One atomic read for every refusal.** ``history(epoch, match, seq)`` answers, in one step, the
-verdict for ``seq``, the match's latest ``seq`` in the store, whether it is finished, and the
-moves the store keeps: the referee decides from that one read whether an older token's request is
-a retry of the move already recorded (answered as the first time), a resume (the current position),
-or refused, so a request that loses a race on another instance is told ``token_superseded``, never
-``ledger_lost``.
+verdict for ``seq``, the match's latest ``seq`` in the store, and the moves the store keeps (and
+whether a finished match's have expired): the referee decides from that one read whether an older
+token's request is a retry of the move already recorded (answered as the first time), a resume
+(the current position), or refused, so a request that loses a race on another instance is told
+``token_superseded``, never ``ledger_lost``.
 
 **Retention.** The finishing move (``advance(..., finished=True)``) marks the match finished: its
 stored moves then go ``finished_ttl`` seconds later (``REFEREE_LEDGER_FINISHED_TTL``, a day), while
@@ -101,12 +101,11 @@ class LedgerUnavailable(Exception):
 class History:
     """What the store holds of a match, read in one atomic step: the ``verdict`` for the ``seq``
     asked about (``CURRENT``, ``SUPERSEDED`` or ``LOST``), the match's latest ``seq`` (None when
-    ``LOST``), whether its finishing move was recorded, and the record's moves it keeps, in order
-    (none once a finished match's moves have expired: ``archived``)."""
+    ``LOST``) and the record's moves it keeps, in order (none once a finished match's moves have
+    expired: ``archived``)."""
 
     verdict: str
     seq: int | None = None
-    finished: bool = False
     moves: tuple[str, ...] = ()
     archived: bool = False
     """Finished, and past the time its moves are kept (by the clock of the store, or of this pod
@@ -132,7 +131,7 @@ class Ledger(Protocol):
         expire after the finished-match retention)."""
 
     def history(self, epoch: str | None, match_id: str, seq: int) -> History:
-        """The verdict for ``seq``, the latest ``seq``, the finished mark and the moves: one atomic read."""
+        """The verdict for ``seq``, the latest ``seq``, the moves and whether they expired: one atomic read."""
 
     def moves(self, match_id: str) -> list[str]:
         """The record's moves the store holds for a match, in order (none for a match it does not hold)."""
@@ -151,8 +150,9 @@ class Ledger(Protocol):
 # Redis: KEYS[1] the epoch key, KEYS[2] the match's key, KEYS[3] its record's list, KEYS[4] its
 # finished mark. Register: ARGV epoch, seq, ttl, then the moves. Check: ARGV epoch, seq; advance adds
 # seq + 1, ttl, the moves' ttl (shorter for the finishing move), for the finishing move the time
-# (Unix seconds) its moves expire (the mark's value) else 0, and optionally the move. Results: 1 current, 0 superseded, -1 lost. The match's key keeps its format
-# (a number), so pods of the release before read it as they did.
+# (Unix seconds) its moves expire (the mark's value) else 0, and optionally the move. Results:
+# 1 current, 0 superseded, -1 lost. The match's key keeps its format (a number), so pods of the
+# release before read it as they did.
 _LUA_REGISTER: Final = """
 local e = redis.call('GET', KEYS[1])
 if not e then redis.call('SET', KEYS[1], ARGV[1]); e = ARGV[1] end
@@ -256,7 +256,7 @@ class RedisLedger:
         moves = tuple(m.decode("utf-8") if isinstance(m, bytes) else str(m) for m in out[3:])
         deadline = int(out[2])
         archived = 0 < deadline <= time.time() + CLOCK_SKEW  # Redis expires the moves by its own clock
-        return History(_RESULTS[int(out[0])], int(out[1]), deadline > 0, moves, archived)
+        return History(_RESULTS[int(out[0])], int(out[1]), moves, archived)
 
     def moves(self, match_id: str) -> list[str]:
         try:
@@ -426,7 +426,7 @@ class SqliteLedger:
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
         archived = bool(finished) and moves_expire is not None and moves_expire <= now
-        return History(verdict, int(latest), bool(finished), tuple(str(r[0]) for r in rows), archived)
+        return History(verdict, int(latest), tuple(str(r[0]) for r in rows), archived)
 
     def moves(self, match_id: str) -> list[str]:
         now = time.time()

@@ -55,7 +55,7 @@ from .records import (
 from .replay import begin_sealed, replay_log, sealed_deal
 from .schemas import SCHEMAS, GameCodec
 from .schemas.common import parse_deck, to_wire
-from .sealing import MAX_TOKEN_CHARS, TABLE, BadToken, Match, Sealer, TokenTooLarge, chain_of, chain_start, token_chars
+from .sealing import MAX_TOKEN_CHARS, TABLE, BadToken, Match, Sealer, TokenTooLarge, chain_start, token_chars
 
 __all__ = ["TO_MOVE", "Caller", "Referee", "Table", "now_ms", "pad_target"]
 
@@ -530,7 +530,7 @@ class Table:
             return
         with _reaching_the_ledger():
             verdict = ledger.check(self.match.epoch, self.match.match_id, self.state.seq)
-            if verdict == SUPERSEDED and superseded_ok and self.match.record_in_ledger and self.match.epoch is not None:
+            if verdict == SUPERSEDED and superseded_ok and self.match.resumable:
                 self.superseded = True
                 return
             _ledger_says(verdict)
@@ -560,7 +560,7 @@ class Table:
                 "and past the time its moves are kept (REFEREE_LEDGER_FINISHED_TTL): its signed record was issued with its "
                 "last move.",
             )
-        if len(moves) <= match.count or chain_of(match.match_id, match.setup, moves[: match.count]) != match.chain:
+        if len(moves) == match.count or not match.covers(moves):  # a superseded token: the store holds a move after it
             raise _record_mismatch()
         return history
 
@@ -699,11 +699,11 @@ class Table:
                     if history.verdict == SUPERSEDED:
                         return False
                     _ledger_says(history.verdict)
-                    if len(history.moves) != before.count or chain_of(before.match_id, before.setup, history.moves) != before.chain:
+                    if len(history.moves) != before.count or not before.covers(history.moves):
                         raise _record_mismatch()
                     self._record_moves = [*history.moves, text]
             verdict = ledger.advance(before.epoch, before.match_id, seq, text, finished)
-        if verdict == SUPERSEDED and before.record_in_ledger and before.epoch is not None:
+        if verdict == SUPERSEDED and before.resumable:
             return False
         _ledger_says(verdict)
         return True
@@ -777,7 +777,7 @@ class Table:
         if history.archived and not history.moves:
             return None
         moves = list(history.moves)
-        if len(moves) != match.count or chain_of(match.match_id, match.setup, moves) != match.chain:
+        if len(moves) != match.count or not match.covers(moves):
             raise _record_mismatch()
         return moves
 

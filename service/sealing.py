@@ -221,6 +221,16 @@ class Match:
         """Whether the record's moves are kept in the ledger (the token holds their chain)."""
         return self.chain is not None
 
+    @property
+    def resumable(self) -> bool:
+        """Whether a superseded token of this match can be retried or resumed from the ledger: its
+        record is kept there and the match was registered in the ledger's epoch."""
+        return self.chain is not None and self.epoch is not None
+
+    def covers(self, moves: Sequence[str]) -> bool:
+        """Whether ``moves`` begin with the ``count`` moves this match's hash chain covers."""
+        return len(moves) >= self.count and chain_of(self.match_id, self.setup, moves[: self.count]) == self.chain
+
     def with_move(self, canonical_move: str) -> Match:
         """This match with one more accepted move (string concatenation, or one step of the
         chain: flat cost)."""
