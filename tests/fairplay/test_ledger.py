@@ -188,3 +188,26 @@ def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(t
             assert call(f"{a.url}/readyz") == (200, {"status": "ready", "mode": "sealed"})
     finally:
         redis.stop()
+
+
+def test_a_sqlite_file_of_the_release_before_gains_the_retention_columns_and_keeps_its_matches(tmp_path: Path) -> None:
+    """A ledger file written before the finished-match retention existed (no ``finished`` or
+    ``moves_expire`` columns) is opened as it is: its matches stay current, their moves are read
+    back, and their finishing move marks them finished."""
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as db:  # the tables as the release before created them
+        db.execute("CREATE TABLE ledger (match_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, expires REAL NOT NULL)")
+        db.execute("CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        db.execute("CREATE TABLE moves (match_id TEXT NOT NULL, n INTEGER NOT NULL, move TEXT NOT NULL, PRIMARY KEY (match_id, n)) WITHOUT ROWID")
+        db.execute("INSERT INTO meta VALUES ('epoch', 'e1')")
+        db.execute("INSERT INTO ledger VALUES ('m', 2, ?)", (time.time() + 3600,))
+        db.executemany("INSERT INTO moves VALUES ('m', ?, ?)", [(0, '{"a":0}'), (1, '{"a":1}')])
+    ledger = SqliteLedger(str(path), 3600, finished_ttl=60)
+    history = ledger.history("e1", "m", 1)
+    assert (history.verdict, history.seq, history.moves, history.archived) == (SUPERSEDED, 2, ('{"a":0}', '{"a":1}'), False)
+    assert ledger.advance("e1", "m", 2, '{"a":2}', finished=True) == CURRENT
+    assert ledger.moves("m") == ['{"a":0}', '{"a":1}', '{"a":2}']
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT seq, finished FROM ledger WHERE match_id = 'm'").fetchone() == (3, 1)
