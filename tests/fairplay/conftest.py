@@ -2,14 +2,13 @@
 and stopped by the tests, and sealed apps with a SQLite or Redis ledger (``record_app``: every record
 mode, the record in the token or beside it in either store).
 
-Ports: 18500-18599 (18500 + 10 × the xdist worker number + offset), so parallel workers never
-share a Redis. Without ``redis-server`` on the PATH the Redis tests skip and say why (``.ci/run``
+Ports: free ones the kernel picks, so parallel workers and two test runs on one machine never share
+a Redis (a fixed range let one run's tests talk to, and lose, another run's server). Without ``redis-server`` on the PATH the Redis tests skip and say why (``.ci/run``
 installs it).
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import subprocess
@@ -21,14 +20,8 @@ import pytest
 from flask import Flask
 
 from tests.conftest import KEY_NEW, KEY_OLD, make_app
+from tests.servers import free_port
 from tests.tools import missing
-
-
-def port(offset: int) -> int:
-    """A port of this worker's block of the fair-play range (18500-18599)."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")
-    n = int(worker[2:]) if worker[2:].isdigit() else 0
-    return 18500 + 10 * (n % 10) + offset
 
 
 class RedisServer:
@@ -52,8 +45,8 @@ class RedisServer:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
                     s.sendall(b"PING\r\n")
-                    if s.recv(16).startswith(b"+PONG"):
-                        return
+                    if s.recv(16).startswith(b"+PONG") and self.proc.poll() is None:
+                        return  # our own server (one that failed to bind has exited: the PONG was another's)
             except OSError:
                 pass
             if self.proc.poll() is not None:
@@ -77,7 +70,7 @@ class RedisServer:
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
     if shutil.which("redis-server") is None:
         missing("redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)")
-    server = RedisServer(tmp_path_factory.mktemp("redis"), port(0))
+    server = RedisServer(tmp_path_factory.mktemp("redis"), free_port())
     server.start()
     try:
         yield server

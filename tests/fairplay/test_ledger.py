@@ -18,8 +18,8 @@ import pytest
 from cryptography.fernet import Fernet
 
 from service.ledger import CURRENT, LOST, SUPERSEDED, LedgerUnavailable, RedisLedger, SqliteLedger, check_url, open_ledger
-from tests.fairplay.conftest import RedisServer, port
-from tests.servers import Gunicorn, call
+from tests.fairplay.conftest import RedisServer
+from tests.servers import Gunicorn, call, free_port
 from tests.tools import missing
 
 
@@ -110,16 +110,16 @@ def test_urls() -> None:
 
 
 def test_unreachable_redis_raises() -> None:
-    led = RedisLedger(f"redis://127.0.0.1:{port(9)}/0", 60)  # nothing listens there
+    led = RedisLedger(f"redis://127.0.0.1:{free_port()}/0", 60)  # nothing listens there
     for call_it in (lambda: led.advance("e", "m", 0), lambda: led.check("e", "m", 0), lambda: led.register("m", 0), led.ping, led.epoch,
                     lambda: led.moves("m")):
         with pytest.raises(LedgerUnavailable):
             call_it()
 
 
-def _gunicorn(tmp: Path, name: str, env: dict[str, str], offset: int) -> Gunicorn:
+def _gunicorn(tmp: Path, name: str, env: dict[str, str]) -> Gunicorn:
     g = Gunicorn(tmp, workers=2, env=env, name=name)
-    g.port = port(offset)
+    g.port = free_port()
     g.url = f"http://127.0.0.1:{g.port}"
     g.env["REFEREE_BIND"] = f"127.0.0.1:{g.port}"
     g.wait_ready = functools.partial(Gunicorn.wait_ready, g, 120)  # type: ignore[method-assign]  # a busy machine
@@ -131,11 +131,11 @@ def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(t
 
     if shutil.which("redis-server") is None:
         missing("redis-server is not installed (.ci/run installs it)")
-    redis = RedisServer(tmp_path, port(1))
+    redis = RedisServer(tmp_path, free_port())
     redis.start()
     env = {"REFEREE_SEAL_KEYS": Fernet.generate_key().decode(), "REFEREE_LEDGER_URL": redis.url, "REFEREE_GRACEFUL_TIMEOUT": "3"}
     try:
-        a, b = _gunicorn(tmp_path, "a", env, 2), _gunicorn(tmp_path, "b", env, 3)
+        a, b = _gunicorn(tmp_path, "a", env), _gunicorn(tmp_path, "b", env)
         with ExitStack() as stack:
             for g in (a, b):
                 stack.callback(g.__exit__, None, None, None)  # stopped even when the other never got ready

@@ -16,8 +16,9 @@ from typing import Any
 from flask import Flask
 
 from tests.conftest import KEY_NEW, make_app
-from tests.fairplay.conftest import RedisServer, port
+from tests.fairplay.conftest import RedisServer
 from tests.fairplay.helpers import new_match
+from tests.servers import free_port
 from tests.tools import missing
 
 SCH = "/v1/games/schnapsen"
@@ -80,7 +81,7 @@ def _a_new_match_plays(client: Any) -> None:
 def test_redis_restarted_empty_no_superseded_token_is_accepted(tmp_path: Path) -> None:
     if shutil.which("redis-server") is None:
         missing("redis-server is not installed (.ci/run installs it)")
-    redis = RedisServer(tmp_path, port(4))  # no persistence: a restart empties it
+    redis = RedisServer(tmp_path, free_port())  # no persistence: a restart empties it
     redis.start()
     try:
         app = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=redis.url)
@@ -117,7 +118,7 @@ def test_readyz_does_not_depend_on_the_shared_ledger(tmp_path: Path) -> None:
     ``ledger_unavailable`` instead, and ``/metrics`` shows it (tests/deploy/test_ledger_health.py)."""
     if shutil.which("redis-server") is None:
         missing("redis-server is not installed (.ci/run installs it)")
-    redis = RedisServer(tmp_path, port(5))
+    redis = RedisServer(tmp_path, free_port())
     app = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=redis.url)
     client = app.test_client()
     r = client.get("/readyz")
