@@ -92,6 +92,7 @@ def fernet_key() -> str:
 
 def port_is_free(port: int) -> bool:
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the servers do: TIME_WAIT is no obstacle
         try:
             s.bind((HOST, port))
         except OSError:
