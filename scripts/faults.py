@@ -908,7 +908,8 @@ def print_table(results: list[dict[str, Any]]) -> None:
 
 def parse_args(argv: list[str] | None) -> tuple[list[str], Options, bool]:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    p.add_argument("--fault", required=True, choices=[*FAULTS, "all"], help="the fault to inject; 'all': each in turn")
+    p.add_argument("--fault", required=True, metavar="NAME[,NAME...]",
+                   help=f"the fault to inject, several separated by commas, or 'all' (each in turn): {', '.join(FAULTS)}")
     p.add_argument("--instances", type=int, default=3)
     p.add_argument("--clients", type=int, default=50)
     p.add_argument("--seconds", type=float, default=30, help="length of each run (at least the fault and 3 s after it)")
@@ -933,7 +934,10 @@ def parse_args(argv: list[str] | None) -> tuple[list[str], Options, bool]:
         p.error(f"--instances must be 1..{MAX_INSTANCES}")
     if a.clients < 1 or a.seconds <= 0:
         p.error("--clients and --seconds must be positive")
-    names = [n for n in FAULTS] if a.fault == "all" else [a.fault]
+    names = list(FAULTS) if a.fault == "all" else a.fault.split(",")
+    unknown = [n for n in names if n not in FAULTS]
+    if unknown:
+        p.error(f"unknown fault(s) {', '.join(unknown)}: choose among {', '.join(FAULTS)} or 'all'")
     opts = Options(a.instances, a.clients, a.seconds, a.seed, a.port_base, a.python, a.store, a.drain_seconds, a.max_moves,
                    a.probe_every, a.retries, a.retry_seconds, a.request_timeout, a.flood_connections, a.flood_seconds,
                    a.down_seconds, a.keep)
