@@ -5,8 +5,8 @@ Starts, on 127.0.0.1 only, one ledger store (redis-server configured as k8s/ledg
 says, in a temporary directory), N sealed referee instances (``python -m gunicorn
 'service:create_app()'`` from the repository root, with k8s/configmap.yaml's settings) and haproxy
 in front of them (round robin, health checks on ``GET /readyz`` at each instance's probe listener,
-no retries). Clients play whole sealed matches through haproxy, retry the same request after a
-transport error or a 5xx, try to resume after a refusal, and now and then send an older token with
+a request an instance never answered sent again to another). Clients play whole sealed matches
+through haproxy, retry the same request after a transport error or a 5xx, try to resume after a refusal, and now and then send an older token with
 another move (a rewind, which must be refused). One fault is injected mid-run; a prober polls each
 instance's ``/healthz`` directly. The figures per fault go to stdout (a table, or ``--json``); the
 exit status is 1 when a match was stranded, a rewind was accepted, or a 5xx other than 503
@@ -313,8 +313,11 @@ class Instance:
 
 class Haproxy:
     """haproxy in front of the instances: round robin, ``GET /readyz`` checks on each probe port every
-    0.5 s (down after 2 failures, up after 2 successes), ``retries 0`` and no redispatch, so that the
-    clients see what real clients see."""
+    0.5 s (down after 2 failures, up after 2 successes). A request whose instance refused the
+    connection or closed it without an answer (killed) is sent again, up to 3 times, to another
+    instance (``retry-on conn-failure empty-response``, ``option redispatch``): safe because a move is
+    answered exactly once for the same token and move, and what an operator of this service sets. The
+    clients see what is left: the proxy's own 503 when no instance answers at all."""
 
     def __init__(self, workdir: Path, port: int, instances: list[Instance]) -> None:
         exe = shutil.which("haproxy")
@@ -335,7 +338,10 @@ defaults
     timeout client 30s
     timeout server 20s
     timeout http-keep-alive 4s
-    retries 0
+    retries 3
+    option redispatch 1
+    option http-buffer-request
+    retry-on conn-failure empty-response
 frontend referee
     bind {HOST}:{port}
     default_backend referees

@@ -124,6 +124,8 @@ BLOCKS: dict[tuple[str, str], str] = {
     ("docs/library.md", ">>> mine = schnapsen.view(after, 0)"): "tests/test_library_doc.py (doctest)",
     ("docs/library.md", ">>> from card_referee.schemas import SCHEMAS"): "tests/test_library_doc.py (doctest)",
     ("docs/library.md", ">>> from cryptography.fernet import Fernet"): "tests/test_library_doc.py (doctest)",
+    ("docs/dev/faults.md", ".venv/bin/python scripts/faults.py --fault sigkill"):
+        "tests/deploy/test_faults.py (the runner itself, short: none,sigkill); the full runs: minutes each, their figures in the page",
     ("docs/dev/mutation.md", "nice -n 10 python3 scripts/mutate.py"):
         "here: test_mutate_list_runs (--list); the sweeps: not run (minutes per mutant), tests/test_mutate.py",
 }

@@ -108,7 +108,7 @@ def test_packed_form_is_the_plain_positional_form_and_round_trips(game: str) -> 
     codec = SCHEMAS[game]
     for _, _, after in _matches(game)[::3]:
         packed = codec.pack(after)
-        assert packed["f"] == codec.packer.fingerprint
+        assert packed["f"] == codec.packer.sealed_as
         assert _same(packed["s"], reference_pack(after))
         assert codec.unpack(json.loads(json.dumps(packed))) == after
 

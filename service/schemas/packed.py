@@ -297,6 +297,12 @@ class Packer:
     current layout, field by field by name (``upgrades``, compiled here: a recorded layout the
     current types cannot read raises LayoutError now, not on a request); any other fingerprint is
     refused (ValueError) rather than decoded into nonsense.
+
+    ``sealed_as`` is the fingerprint ``pack`` writes: the *oldest* recorded fingerprint of the
+    current layout (else ``fingerprint``). A release that leaves a layout as it was therefore seals
+    what the release before it reads, and a rolling upgrade (old and new pods side by side) refuses
+    nothing in either direction; a release that changes a layout writes the new fingerprint, which
+    only pods of that release read (docs/dev/upgrades.md).
     """
 
     def __init__(self, state_type: type, history: Mapping[str, Layout] | None = None) -> None:
@@ -305,9 +311,11 @@ class Packer:
         self._encode, self._decode = encode, decode
         self.layout = describe(state_type)
         self.fingerprint = fingerprint(self.layout)
+        history = recorded(state_type) if history is None else history
+        self.sealed_as = next((fp for fp, layout in history.items() if layout == self.layout), self.fingerprint)
         self.upgrades: dict[str, Fn] = {}
-        for fp, layout in (recorded(state_type) if history is None else history).items():
-            if fp != self.fingerprint:
+        for fp, layout in history.items():
+            if fp not in (self.fingerprint, self.sealed_as):
                 try:
                     upgrade = _upgrader(layout, state_type, state_type.__name__)
                 except LayoutError as exc:
@@ -317,18 +325,18 @@ class Packer:
 
     def pack(self, state: Any) -> dict[str, Any]:
         """The JSON-ready compact form of ``state``."""
-        return {"f": self.fingerprint, "s": self._encode(state)}
+        return {"f": self.sealed_as, "s": self._encode(state)}
 
     def unpack(self, data: Any) -> Any:
         """The state packed in ``data``, in the current layout or a recorded one; ValueError (or
         TypeError) if it is neither."""
-        if isinstance(data, dict) and data.get("f") == self.fingerprint and isinstance(data.get("s"), list):
+        if isinstance(data, dict) and data.get("f") == self.sealed_as and isinstance(data.get("s"), list):
             return self._decode(data["s"])
         return self._unpack_recorded(data)
 
     def _unpack_recorded(self, data: Any) -> Any:
         fp = data.get("f") if isinstance(data, dict) else None
-        upgrade = self.upgrades.get(fp) if isinstance(fp, str) else None
+        upgrade = (_same if fp == self.fingerprint else self.upgrades.get(fp)) if isinstance(fp, str) else None
         if upgrade is None or not isinstance(data.get("s"), list):
             raise ValueError("not a packed state of this layout or a recorded one")
         return self._decode(upgrade(data["s"]))

@@ -78,7 +78,7 @@ def test_sigkill_is_felt_and_healed(figures: dict[str, dict[str, Any]]) -> None:
     assert max(r["healthz_longest_gap_s"].values()) >= 2.0
 
 
-@pytest.mark.xfail(strict=False, reason="resume and exactly-once land in the same change")
 @pytest.mark.parametrize("fault", ["none", "sigkill"])
-def test_no_match_is_stranded(figures: dict[str, dict[str, Any]], fault: str) -> None:
+def test_no_match_is_stranded_and_the_gate_passes(figures: dict[str, dict[str, Any]], fault: str) -> None:
     assert figures[fault]["matches_stranded"] == 0
+    assert figures[fault]["bad_5xx"] == 0 and figures[fault]["ok"], figures[fault]["failures"]

@@ -185,3 +185,19 @@ def test_a_recorded_layout_the_current_types_cannot_read_stops_the_build(old: An
         return
     with pytest.raises(LayoutError, match=f"recorded layout {'0' * 16} cannot be upgraded: {says}"):
         Packer(schnapsen.State, history={"0" * 16: old})
+
+
+def test_a_release_that_keeps_a_layout_seals_what_the_release_before_reads() -> None:
+    """Old and new pods side by side (a rolling upgrade): while a game's layout is unchanged, new
+    tokens carry the oldest recorded fingerprint of it, the one the release before sealed with (its
+    installed ``card_referee``), so old pods read them; the current description's own fingerprint
+    is read as well."""
+    for game, codec in SCHEMAS.items():
+        packer = codec.packer
+        oldest_same = next(fp for fp, layout in LAYOUTS[game].items() if layout == packer.layout)
+        assert packer.sealed_as == oldest_same, game
+        *_, (_, _, state) = random_playout(ENGINES[game], ENGINES[game].DEFAULT_PLAYERS, 3, max_moves=20)
+        packed = packer.pack(state)
+        assert packed["f"] == oldest_same
+        assert packer.unpack({"f": packer.fingerprint, "s": packed["s"]}) == state
+    assert SCHEMAS["schnapsen"].packer.sealed_as == "30eaf7854b37866f"  # main's, installed
