@@ -17,7 +17,8 @@ the machine hits all of them alike. Single runs here vary by up to 25%; the medi
 per-round ratios are the figures to read.
 
 ``--against DIR`` also serves the referee from another source tree (e.g. a checkout of the commit
-before a change), open and sealed, in the same rounds, against the same echo and bodies.
+before a change), open and sealed, in the same rounds, against the same echo; each tree is loaded
+with the move request its own code made (the same seed, moves and seal key), as a release is.
 
 Usage: python3 bench/http_move.py [--seconds 8] [--connections 8] [--rounds 3] [--worker-class sync]
        [--against DIR]
@@ -60,30 +61,47 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _bodies(tmp: Path) -> dict[str, tuple[Path, str]]:
-    """Request bodies: the open and sealed move requests, and an echo body of the open one's size."""
-    from cryptography.fernet import Fernet
+_MOVE_BODIES = """
+import json, sys
+from service import create_app
+key, out = sys.argv[1], sys.argv[2]
+found = {}
+for mode, config in (("open", {"SEAL_KEYS": []}), ("sealed", {"SEAL_KEYS": [key], "ALLOW_FIXED_DECKS": True})):
+    client = create_app(config).test_client()
+    env = client.post("/v1/games/schnapsen/new", json={"seed": 3}).json
+    table = env.get("table_key", "")
+    headers = {"X-Seat-Key": table} if table else {}
+    source = "token" if table else "state"
+    for i in range(5):  # a few tricks in: a mid-game position
+        seat = env["to_move"][0]
+        legal = client.post(f"/v1/games/schnapsen/state?as={seat}", json={source: env[source]}, headers=headers).json
+        move = next(m for m in legal["legal_moves"] if m["type"] == "play")
+        if i == 4:
+            break
+        env = client.post("/v1/games/schnapsen/moves", json={source: env[source], "move": move}, headers=headers).json
+    found[mode] = {"body": {source: env[source], "move": move}, "key": table}
+print(json.dumps(found), file=open(out, "w"))
+"""
+"""Writes a tree's own open and sealed move requests (run in that tree, by its own code: each tree is
+loaded with a body it sealed, as each release would be)."""
 
-    from service import create_app
+
+def _bodies(tmp: Path, trees: list[tuple[str, Path]]) -> dict[str, tuple[Path, str]]:
+    """Request bodies: each tree's open and sealed move requests (rows ``<prefix>open`` and
+    ``<prefix>sealed``), made by that tree's code with one seal key, and echo bodies of this
+    tree's move requests' sizes."""
+    from cryptography.fernet import Fernet
 
     key = Fernet.generate_key().decode()
     out: dict[str, tuple[Path, str]] = {}
-    for mode, config in (("open", {"SEAL_KEYS": []}), ("sealed", {"SEAL_KEYS": [key], "ALLOW_FIXED_DECKS": True})):
-        client = create_app(config).test_client()
-        env = client.post("/v1/games/schnapsen/new", json={"seed": 3}).json
-        table = env.get("table_key", "")
-        headers = {"X-Seat-Key": table} if table else {}
-        source = "token" if table else "state"
-        for i in range(5):  # a few tricks in: a mid-game position
-            seat = env["to_move"][0]
-            legal = client.post(f"/v1/games/schnapsen/state?as={seat}", json={source: env[source]}, headers=headers).json
-            move = next(m for m in legal["legal_moves"] if m["type"] == "play")
-            if i == 4:
-                break
-            env = client.post("/v1/games/schnapsen/moves", json={source: env[source], "move": move}, headers=headers).json
-        path = tmp / f"{mode}.json"
-        path.write_text(json.dumps({source: env[source], "move": move}))
-        out[mode] = (path, table)
+    for prefix, tree in trees:
+        made = tmp / f"{prefix.strip() or 'this'}-bodies.json"
+        subprocess.run([sys.executable, "-c", _MOVE_BODIES, key, str(made)], cwd=tree, check=True,
+                       env={k: v for k, v in os.environ.items() if not k.startswith("REFEREE_")})
+        for mode, found in json.loads(made.read_text()).items():
+            path = tmp / f"{prefix.strip() or 'this'}-{mode}.json"
+            path.write_text(json.dumps(found["body"]))
+            out[prefix + mode] = (path, found["key"])
     for name, like in (("echo", "open"), ("echo·sealed", "sealed")):  # the echo's bodies: each move request's size
         size = out[like][0].stat().st_size
         echo = tmp / f"{like}-echo.json"
@@ -157,7 +175,8 @@ def main() -> None:
         sys.exit("wrk is not installed: apt-get install wrk")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        bodies = _bodies(tmp)
+        trees = [("", ROOT)] if args.against is None else [("before ", args.against.resolve()), ("", ROOT)]
+        bodies = _bodies(tmp, trees)
         lua = tmp / "post.lua"
         lua.write_text(LUA)
         get_lua = tmp / "get.lua"  # the referee's trivial route: its framework alone
@@ -167,7 +186,6 @@ def main() -> None:
         # Bytecode is cached (outside the trees) as an installed package has it: a worker recycled
         # after max_requests would otherwise compile every module it imports again, on the clock.
         base_env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-        trees = [("", ROOT)] if args.against is None else [("before ", args.against.resolve()), ("", ROOT)]
         move_path = "/v1/games/schnapsen/moves"
         runs = [("echo", "bench.echo_app:create_app()", "/echo", base_env, ROOT)]
         for prefix, tree in trees:  # the referees with metrics on, as deployed (each its own metrics listener)
@@ -178,7 +196,7 @@ def main() -> None:
                               REFEREE_SEAL_KEYS=os.environ["REFEREE_BENCH_SEAL_KEY"]), tree))
         # (row, server, body, the echo row it is compared with)
         loads = [("echo", "echo", "echo", "echo"), ("echo·sealed", "echo", "echo·sealed", "echo·sealed")]
-        loads += [(name, name, name.rpartition(" ")[2], "echo" if name.endswith("open") else "echo·sealed")
+        loads += [(name, name, name, "echo" if name.endswith("open") else "echo·sealed")
                   for name, *_ in runs[1:]]
         loads.append(("GET /healthz", "open", "echo", "echo"))  # the open referee's framework, nothing of a move
         servers: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
