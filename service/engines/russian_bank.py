@@ -917,6 +917,7 @@ def check_state(state: State) -> None:
             bad("result.winner", "must be 0, 1 or null")
         if s.idle_turns < 0 or s.idle_turns > IDLE_LIMIT:
             bad("idle_turns", "must be 0 to 2")
-        if any(p.hand_card is not None for p in s.players):
-            bad("players", "no hand card is face up once the game is over")
+        stopped = s.result is not None and s.result.reason in (Reason.AGREED, Reason.STALLED)  # mid-turn (§7.4, §7.5)
+        if sum(p.hand_card is not None for p in s.players) > (1 if stopped else 0):
+            bad("players", "no hand card is face up once the game is over (one, of the turn stopped by a draw)")
     bad.check()

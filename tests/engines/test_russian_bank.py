@@ -597,6 +597,17 @@ def test_check_state_judges_the_draw_and_stall_fields() -> None:
     cards left; a finished game has no pending offer and an agreed or stalled result has no winner."""
     s = position(seat("5S/a", hand_card="2H/a"), seat("9S/b"))
     pending = ok(s, OfferDraw(0))  # the offerer keeps its hand card while seat 1 answers
+    R.check_state(run(s, OfferDraw(0), AcceptDraw(1)))  # a game stopped mid-turn keeps the hand card up
+    stalled = run(position(seat("5S/a", hand="2H/a"), seat("9S/b"), stall_limit=1), Flip(0))
+    assert stalled.result == Result(None, Reason.STALLED, 0) and stalled.players[0].hand_card is not None
+    R.check_state(stalled)
+    over = run(position(seat("5S/a"), seat("9S/b")), Pass(0), Pass(1))
+    with pytest.raises(InvalidState) as info:
+        R.check_state(over._replace(players=(seat("5S/a", hand_card="2H/a"), over.players[1])))
+    assert "players" in info.value.errors
+    with pytest.raises(InvalidState) as info:
+        R.check_state(stalled._replace(players=(stalled.players[0], seat("9S/b", hand_card="2H/b"))))
+    assert "players" in info.value.errors
     cases = [
         (pending._replace(draw_offer=1), "draw_offer"),
         (pending._replace(draw_offered_this_turn=False), "draw_offered_this_turn"),
