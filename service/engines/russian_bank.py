@@ -93,6 +93,7 @@ class Options:
     waste_loading: str = "both"
     waste_top_available: bool = False
     priority: str = "off"
+    stall_limit: int | None = None
 
 
 OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
@@ -112,6 +113,10 @@ OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
         "enum": ["off", "enforced"],
         "description": "Enforce the standard priorities (stock to foundation, foundation moves, fill spaces) as legality.",
     },
+    "stall_limit": {
+        "type": "integer", "minimum": 1, "maximum": 1_000_000, "nullable": True,
+        "description": "The game ends drawn after this many moves in a row without progress (§7.5); null: never.",
+    },
 }
 
 
@@ -129,6 +134,8 @@ _PHASE_PLAY, _PHASE_GAME_OVER = Phase  # the members, in order, as module consta
 class Reason(StrEnum):
     OUT = "out"
     STALEMATE = "stalemate"
+    AGREED = "agreed"
+    STALLED = "stalled"
 
 
 class PlayerPiles(NamedTuple):
@@ -141,7 +148,7 @@ class PlayerPiles(NamedTuple):
 
 
 class Result(NamedTuple):
-    """§7: the winner (None: a drawn stalemate), how the game ended, the points."""
+    """§7: the winner (None: a draw), how the game ended, the points."""
 
     winner: Seat | None
     reason: Reason
@@ -163,6 +170,10 @@ class State(NamedTuple):
     tableau: tuple[tuple[Card, ...], ...]
     foundations: tuple[tuple[Card, ...], ...]
     result: Result | None
+    draw_offer: Seat | None  # §6.8 the seat whose offer awaits the answer of ``to_move``
+    draw_offered_this_turn: bool  # §6.8 the seat whose turn it is has offered a draw in it
+    stall: int  # §7.5 play moves in a row without progress
+    fewest_left: tuple[int, int]  # §7.5 each seat's fewest cards left so far
     seq: int = 0
 
 
@@ -211,15 +222,40 @@ class Pass:
     player: Seat
 
 
-Move = MoveCard | Flip | Discard | Pass
+@dataclass(frozen=True, slots=True)
+class OfferDraw:
+    """§6.8 offer the opponent a draw; the opponent answers before play goes on."""
+
+    TYPE: ClassVar[str] = "offer_draw"
+    player: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptDraw:
+    """§6.8 accept the pending draw offer: the game ends drawn (§7.4)."""
+
+    TYPE: ClassVar[str] = "accept_draw"
+    player: Seat
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineDraw:
+    """§6.8 decline the pending draw offer: the offerer's turn goes on."""
+
+    TYPE: ClassVar[str] = "decline_draw"
+    player: Seat
+
+
+Move = MoveCard | Flip | Discard | Pass | OfferDraw | AcceptDraw | DeclineDraw
+_ANSWERS: Final = (AcceptDraw, DeclineDraw)
 GAME: Final = GameInfo(
     game_id="russian_bank", name="Russian Bank", rules_version="russian_bank/1",
     player_counts=(2,), default_players=2,
-    move_classes={cls.TYPE: cls for cls in (MoveCard, Flip, Discard, Pass)},
+    move_classes={cls.TYPE: cls for cls in (MoveCard, Flip, Discard, Pass, OfferDraw, AcceptDraw, DeclineDraw)},
     # §8: every parse-level code comes before not_your_turn (the engine raises them first)
     parse_order=("unknown_move_type", "invalid_move", "invalid_player", "invalid_card"),
     # The game's own problem codes (§8), in the table's order; the contract's <Game>ProblemCode.
-    codes=("invalid_source", "invalid_target", "source_empty", "card_mismatch", "same_pile",
+    codes=("draw_offer_pending", "no_draw_offer", "draw_already_offered", "invalid_source", "invalid_target", "source_empty", "card_mismatch", "same_pile",
            "foundation_mismatch", "tableau_mismatch", "waste_loading_not_allowed", "target_empty",
            "load_mismatch", "hand_card_up", "nothing_to_flip", "no_hand_card", "cannot_pass",
            "priority_violation"),
@@ -229,6 +265,8 @@ GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_C
 _FLIP: Final = (Flip(0), Flip(1))
 _DISCARD: Final = (Discard(0), Discard(1))
 _PASS: Final = (Pass(0), Pass(1))
+_OFFER: Final = (OfferDraw(0), OfferDraw(1))
+_ANSWER: Final[tuple[tuple[Move, Move], ...]] = ((AcceptDraw(0), DeclineDraw(0)), (AcceptDraw(1), DeclineDraw(1)))
 # interned card moves: _MOVE[player][source index][target index] maps card -> move (filled lazily)
 _MOVE: Final[list[list[list[dict[Card, MoveCard]]]]] = [
     [[{} for _ in TARGETS] for _ in SOURCES] for _ in (0, 1)
@@ -295,6 +333,10 @@ def new_game(options: Options, players: int, deck: Sequence[Card], seed: int | N
         tableau=tableau,
         foundations=((),) * PILES,
         result=None,
+        draw_offer=None,
+        draw_offered_this_turn=False,
+        stall=0,
+        fewest_left=(cards_left_of(seat0), cards_left_of(seat1)),
         seq=0,
     )
 
@@ -394,6 +436,8 @@ def legal_moves(state: State) -> list[Move]:
     if state.phase is not _PHASE_PLAY or state.to_move is None:
         return []
     p = state.to_move
+    if state.draw_offer is not None:  # §6.8 only the answer
+        return list(_ANSWER[p])
     me = state.players[p]
     opp = state.players[1 - p]
     srcs = _sources(state, p)
@@ -444,6 +488,8 @@ def legal_moves(state: State) -> list[Move]:
             out.append(_FLIP[p] if me.hand or me.waste else _PASS[p])
         else:
             out.append(_DISCARD[p])
+        if not state.draw_offered_this_turn:
+            out.append(_OFFER[p])
     return out
 
 
@@ -459,8 +505,18 @@ def _check(state: State, move: Move | BadMove) -> None:
     p = move.player
     if p != state.to_move:
         raise IllegalMove("not_your_turn", f"It is seat {state.to_move}'s turn, not seat {p}'s.", GAME.rule("6"))
+    if state.draw_offer is not None:
+        if isinstance(move, _ANSWERS):
+            return
+        raise IllegalMove("draw_offer_pending", f"Seat {state.draw_offer} offers a draw: accept_draw or decline_draw first.",
+                          GAME.rule("6.8"))
+    if isinstance(move, _ANSWERS):
+        raise IllegalMove("no_draw_offer", "No draw offer awaits an answer.", GAME.rule("6.8"))
     me = state.players[p]
-    if isinstance(move, MoveCard):
+    if isinstance(move, OfferDraw):
+        if state.draw_offered_this_turn:
+            raise IllegalMove("draw_already_offered", f"Seat {p} has offered a draw in this turn already.", GAME.rule("6.8"))
+    elif isinstance(move, MoveCard):
         _check_card_move(state, move)
     elif isinstance(move, Flip):
         if me.hand_card is not None:
@@ -542,7 +598,17 @@ def _check_priority(state: State, move: Move) -> None:
 
 
 def _next(state: State, move: Move, events: list[Event]) -> State:
-    """The checked move played (§6)."""
+    """The checked move played (§6): a draw move (§6.8), or play, counted for §7.5."""
+    if isinstance(move, OfferDraw):
+        events.append({"type": "draw_offered", "player": move.player})
+        return state._replace(draw_offer=move.player, to_move=1 - move.player, draw_offered_this_turn=True)
+    if isinstance(move, AcceptDraw):
+        events.append({"type": "draw_accepted", "player": move.player})
+        return _end(state._replace(draw_offer=None), Result(None, Reason.AGREED, 0), events)
+    if isinstance(move, DeclineDraw):
+        offerer = 1 - move.player
+        events.append({"type": "draw_declined", "player": move.player, "next": offerer})
+        return state._replace(draw_offer=None, to_move=offerer)
     if isinstance(move, MoveCard):
         new = _move_card(state, move, events)
     elif isinstance(move, Flip):
@@ -551,6 +617,21 @@ def _next(state: State, move: Move, events: list[Event]) -> State:
         new = _discard(state, move.player, events)
     else:
         new = _pass(state, move.player, events)
+    return _count_stall(new, isinstance(move, MoveCard) and move.target == "foundation", events)
+
+
+def _count_stall(state: State, to_foundation: bool, events: list[Event]) -> State:
+    """§7.5 after a play move: progress (a card onto a foundation, or a seat with fewer cards left
+    than ever before) sets ``stall`` to 0, any other play move adds 1; at ``stall_limit`` the game
+    ends drawn, unless it has just ended otherwise."""
+    left = (cards_left(state, 0), cards_left(state, 1))
+    fewest = state.fewest_left
+    progress = to_foundation or left[0] < fewest[0] or left[1] < fewest[1]
+    stall = 0 if progress else state.stall + 1
+    new = state._replace(stall=stall, fewest_left=(min(left[0], fewest[0]), min(left[1], fewest[1])))
+    limit = state.options.stall_limit
+    if limit is not None and stall >= limit and new.phase is _PHASE_PLAY:
+        return _end(new, Result(None, Reason.STALLED, 0), events)
     return new
 
 
@@ -622,7 +703,10 @@ def _flip(state: State, p: Seat, events: list[Event]) -> State:
 
 def _end_turn(state: State, p: Seat, idle_turns: int, events: list[Event]) -> State:
     events.append({"type": "turn_ended", "player": p, "next": 1 - p, "turn_number": state.turn_number + 1})
-    return state._replace(to_move=1 - p, turn_number=state.turn_number + 1, idle_turns=idle_turns, acted_this_turn=False)
+    return state._replace(
+        to_move=1 - p, turn_number=state.turn_number + 1, idle_turns=idle_turns, acted_this_turn=False,
+        draw_offered_this_turn=False,
+    )
 
 
 def _discard(state: State, p: Seat, events: list[Event]) -> State:
@@ -669,10 +753,14 @@ def stalemate_count(state: State, seat: Seat) -> int:
     return len(s.hand) + (s.hand_card is not None) + len(s.waste) + 2 * len(s.stock)
 
 
+def cards_left_of(s: PlayerPiles) -> int:
+    """Cards a seat with piles ``s`` still has to get rid of: stock, hand, hand card and waste."""
+    return len(s.stock) + len(s.hand) + (s.hand_card is not None) + len(s.waste)
+
+
 def cards_left(state: State, seat: Seat) -> int:
     """Cards ``seat`` still has to get rid of: stock, hand, hand card and waste."""
-    s = state.players[seat]
-    return len(s.stock) + len(s.hand) + (s.hand_card is not None) + len(s.waste)
+    return cards_left_of(state.players[seat])
 
 
 def outcome(state: State) -> Outcome | None:
@@ -708,6 +796,10 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
         "turn_number": state.turn_number,
         "idle_turns": state.idle_turns,
         "acted_this_turn": state.acted_this_turn,
+        "draw_offer": state.draw_offer,
+        "draw_offered_this_turn": state.draw_offered_this_turn,
+        "stall": state.stall,
+        "fewest_left": state.fewest_left,
         "players": [
             {
                 "stock_count": len(s.stock),
@@ -760,6 +852,8 @@ def check_state(state: State) -> None:
         bad("foundations", "must hold 8 piles")
     if len(s.players) != 2:
         bad("players", "must hold 2 seats")
+    if len(s.fewest_left) != 2:
+        bad("fewest_left", "must hold 2 counts")
     bad.check()
     seen: dict[Card, str] = {}
     places: list[tuple[str, Sequence[Card]]] = []
@@ -781,6 +875,12 @@ def check_state(state: State) -> None:
         bad("turn_number", "must be at least 1")
     if s.seq < 0:
         bad("seq", "must not be negative")
+    if s.stall < 0:
+        bad("stall", "must not be negative")
+    for p in (0, 1):
+        if not 0 <= s.fewest_left[p] <= cards_left(s, p):
+            bad(f"fewest_left.{p}", "must be 0 to the seat's cards left now")
+    limit = s.options.stall_limit
     if s.phase is _PHASE_PLAY:
         if s.to_move not in (0, 1):
             bad("to_move", "must be 0 or 1 during play")
@@ -788,22 +888,36 @@ def check_state(state: State) -> None:
             bad("result", "must be null during play")
         if not 0 <= s.idle_turns < IDLE_LIMIT:
             bad("idle_turns", "must be 0 or 1 during play")
-        if s.to_move in (0, 1):
-            if s.players[1 - s.to_move].hand_card is not None:
-                bad(f"players.{1 - s.to_move}.hand_card", "only the player to move can have a face-up hand card")
-            if s.players[s.to_move].hand_card is not None and not s.acted_this_turn:
+        if limit is not None and s.stall >= limit:
+            bad("stall", "play ends once the stall limit is reached")
+        if s.draw_offer is not None and (s.draw_offer == s.to_move or s.draw_offer not in (0, 1)):
+            bad("draw_offer", "the seat to move answers the other seat's offer")
+        elif s.draw_offer is not None and not s.draw_offered_this_turn:
+            bad("draw_offered_this_turn", "a pending offer was made in this turn")
+        turn = s.draw_offer if s.draw_offer is not None else s.to_move  # §6.8: whose turn it is
+        if turn in (0, 1):
+            if s.players[1 - turn].hand_card is not None:
+                bad(f"players.{1 - turn}.hand_card", "only the player whose turn it is can have a face-up hand card")
+            if s.players[turn].hand_card is not None and not s.acted_this_turn:
                 bad("acted_this_turn", "a face-up hand card was turned this turn")
     else:
+        if s.draw_offer is not None:
+            bad("draw_offer", "no offer is pending once the game is over")
+        if s.result is not None and s.result.reason is Reason.STALLED and (limit is None or s.stall < limit):
+            bad("stall", "a stalled game reached its stall_limit")
         if s.to_move is not None:
             bad("to_move", "must be null in game_over")
         if s.result is None:
             bad("result", "a finished game has a result")
         elif s.result.winner is None and s.result.points != 0:
-            bad("result.points", "a drawn stalemate scores 0")
+            bad("result.points", "a draw scores 0")
+        elif s.result.winner is not None and s.result.reason in (Reason.AGREED, Reason.STALLED):
+            bad("result.winner", f"a game ended {s.result.reason.value} is a draw (null)")
         elif s.result.winner is not None and s.result.winner not in (0, 1):
             bad("result.winner", "must be 0, 1 or null")
         if s.idle_turns < 0 or s.idle_turns > IDLE_LIMIT:
             bad("idle_turns", "must be 0 to 2")
-        if any(p.hand_card is not None for p in s.players):
-            bad("players", "no hand card is face up once the game is over")
+        stopped = s.result is not None and s.result.reason in (Reason.AGREED, Reason.STALLED)  # mid-turn (§7.4, §7.5)
+        if sum(p.hand_card is not None for p in s.players) > (1 if stopped else 0):
+            bad("players", "no hand card is face up once the game is over (one, of the turn stopped by a draw)")
     bad.check()

@@ -19,7 +19,7 @@ from .common import (
     state_schema,
     wire_record,
 )
-from .fields import CardField, CardList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
+from .fields import CardField, CardList, IntList, SeatField, StrictBool, StrictInt, StrictSchema, StrictString
 from .loaded import Loaded
 from .moves import Bad, Move, Moves, Wire, card_of, seat
 from .sent import Event, View, events, legal_moves, nullable, obj
@@ -95,7 +95,10 @@ class SeatPilesSchema(StrictSchema):
 
 
 class ResultSchema(StrictSchema):
-    WIRE_DESCRIPTION = "§7: `winner` null for a drawn stalemate; `points` = pagat's score (informational)."
+    WIRE_DESCRIPTION = (
+        "§7: `winner` null for a draw (an equal stalemate, an agreed draw, a stalled game); `points` = pagat's\n"
+        "score (informational).\n"
+    )
     winner = SeatField(2, required=True, allow_none=True)
     reason = StrictString(required=True, validate=validate.OneOf([r.value for r in engine.Reason]))
     points = StrictInt(required=True, validate=validate.Range(0, 1000))
@@ -110,9 +113,10 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)
 
     WIRE_DESCRIPTION = (
         "The whole truth of a Russian Bank game (§5.1), hidden parts included. On input `game`,\n"
-        "`seq`, `rules_version` and `options` may be left out (`seq` then counts from 0, `options`\n"
-        "take their defaults). A position may hold fewer than the 104 cards (no card twice); any\n"
-        "other member is 422 `invalid_state`.\n"
+        "`seq`, `rules_version`, `options`, `draw_offer`, `draw_offered_this_turn`, `stall` and\n"
+        "`fewest_left` may be left out (`seq` and `stall` then count from 0, `options` take their\n"
+        "defaults, no offer is made, `fewest_left` is each seat's cards left now). A position may\n"
+        "hold fewer than the 104 cards (no card twice); any other member is 422 `invalid_state`.\n"
     )
 
     phase = StrictString(
@@ -133,15 +137,36 @@ class StateSchema(state_schema(engine.GAME, OPTIONS, engine.Options, seed=False)
     tableau = _Piles()
     foundations = _Piles()
     result = fields.Nested(ResultSchema, required=True, allow_none=True)
+    draw_offer = SeatField(
+        2,
+        allow_none=True,
+        metadata={"description": "The seat whose draw offer awaits the answer of `to_move` (§6.8), else `null`."},
+    )
+    draw_offered_this_turn = StrictBool(
+        metadata={"description": "Whether the seat whose turn it is has offered a draw in this turn (§6.8)."}
+    )
+    stall = StrictInt(
+        validate=validate.Range(0, 2**31),
+        metadata={"description": "Play moves in a row without progress (§7.5).", "advances": True},
+    )
+    fewest_left = IntList(
+        2, 0, len(PACK),
+        metadata={"description": "Each seat's fewest cards left (stock + hand + hand card + waste) so far (§7.5)."},
+    )
 
     @post_load
     def make(self, d: dict[str, Any], **kw: Any) -> engine.State:
+        players = tuple(d.pop("players"))  # two seats (Length(equal=2))
         return engine.State(
             **self.head(d),
             phase=engine.Phase(d.pop("phase")),
-            players=tuple(d.pop("players")),  # two seats (Length(equal=2))
+            players=players,
             tableau=tuple(d.pop("tableau")),
             foundations=tuple(d.pop("foundations")),
+            draw_offer=d.pop("draw_offer", None),
+            draw_offered_this_turn=d.pop("draw_offered_this_turn", False),
+            stall=d.pop("stall", 0),
+            fewest_left=d.pop("fewest_left", None) or tuple(engine.cards_left_of(s) for s in players),
             **d,
         )
 
@@ -207,6 +232,9 @@ MOVES: Final = Moves(
         Move("flip", "§6.3 turn up the next hand card (the waste is turned over first when the hand is empty)."),
         Move("discard", "§6.4 put the hand card on one's own waste; the turn ends."),
         Move("pass", "§6.5 end the turn when hand and waste are empty and no hand card is up."),
+        Move("offer_draw", "§6.8 offer the opponent a draw (at most once per turn); the opponent answers first."),
+        Move("accept_draw", "§6.8 accept the pending draw offer: the game ends drawn (§7.4)."),
+        Move("decline_draw", "§6.8 decline the pending draw offer: the offerer's turn goes on."),
     ),
 )
 
@@ -232,7 +260,8 @@ VIEW: Final = Wire(
             **_STATE.members("game"),
             "seat": nullable(SEAT),
             **_STATE.members("seq", "rules_version", "options", "phase", "first_player", "to_move", "turn_number",
-                             "idle_turns", "acted_this_turn"),
+                             "idle_turns", "acted_this_turn", "draw_offer", "draw_offered_this_turn", "stall",
+                             "fewest_left"),
             "players": {
                 "type": "array",
                 "minItems": 2,
@@ -275,9 +304,14 @@ EVENTS: Final = events(MOVES.prefix, "Russian Bank", (
     Event("card_discarded", {"player": SEAT, "card": CARD}),
     Event("passed", {"player": SEAT, "idle": {"type": "boolean"}},
           description="A `pass`; `idle` when the turn was a pass only (it counts toward the stalemate)."),
+    Event("draw_offered", {"player": SEAT}, description="An `offer_draw` (§6.8): the other seat answers next."),
+    Event("draw_declined", {"player": SEAT, "next": SEAT},
+          description="A `decline_draw` (§6.8): `next`, the offerer, goes on with its turn."),
+    Event("draw_accepted", {"player": SEAT},
+          description="An `accept_draw` (§6.8); a `game_over` with reason `agreed` follows."),
     Event("turn_ended", {"player": SEAT, "next": SEAT, "turn_number": {"type": "integer", "minimum": 2}}),
     Event("game_over", {
-        "winner": {"description": "`[]` for a drawn stalemate.", "type": "array", "maxItems": 1, "items": SEAT},
+        "winner": {"description": "`[]` for a draw.", "type": "array", "maxItems": 1, "items": SEAT},
         "reason": _RESULT["reason"],
         "points": _RESULT["points"],
     }),
