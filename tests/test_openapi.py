@@ -64,7 +64,7 @@ RUSSIAN_BANK_CODES = {
     "not_your_turn", "invalid_source", "invalid_target", "source_empty", "card_mismatch", "same_pile",
     "foundation_mismatch", "tableau_mismatch", "waste_loading_not_allowed", "target_empty", "load_mismatch",
     "hand_card_up", "nothing_to_flip", "no_hand_card", "cannot_pass", "priority_violation",
-    "invalid_players", "invalid_option",
+    "draw_offer_pending", "no_draw_offer", "draw_already_offered", "invalid_players", "invalid_option",
 }  # russian_bank.md §8 (with its creation errors)
 BRAGGING_CODES = {
     "invalid_players", "invalid_option", "invalid_deck", "game_over", "unknown_move_type",

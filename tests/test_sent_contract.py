@@ -40,13 +40,16 @@ def _check(validator: object, value: object, what: tuple[object, ...]) -> None:
 
 def _rigged(game: str) -> list[tuple[object, list[object]]]:
     """(state, moves) of positions that send what random play never reaches, built as the engine
-    tests build them: Russian Bank's `passed` (two idle passes, a stalemate), Seven Up's
+    tests build them: Russian Bank's `passed` (two idle passes, a stalemate), its draws (agreed,
+    declined, stalled), Seven Up's
     `deal_void` (five runs that all turn the first suit)."""
     if game == "russian_bank":
-        from service.engines.russian_bank import Pass
+        from service.engines.russian_bank import AcceptDraw, DeclineDraw, OfferDraw, Pass
         from tests.engines.test_russian_bank import position, seat
 
-        return [(position(seat("5S/a 6S/a"), seat("9S/b")), [Pass(0), Pass(1)])]
+        return [(position(seat("5S/a 6S/a"), seat("9S/b")), [Pass(0), Pass(1)]),
+                (position(seat("5S/a 6S/a"), seat("9S/b")), [OfferDraw(0), DeclineDraw(1), Pass(0), OfferDraw(1), AcceptDraw(0)]),
+                (position(seat("5S/a 6S/a"), seat("9S/b"), stall_limit=1), [Pass(0)])]
     if game == "seven_up":
         from service.engines.seven_up import Beg, Run
         from tests.engines.test_seven_up import PACK, cs, new

@@ -170,10 +170,13 @@ class State(NamedTuple):
     tableau: tuple[tuple[Card, ...], ...]
     foundations: tuple[tuple[Card, ...], ...]
     result: Result | None
-    draw_offer: Seat | None  # §6.8 the seat whose offer awaits the answer of ``to_move``
-    draw_offered_this_turn: bool  # §6.8 the seat whose turn it is has offered a draw in it
-    stall: int  # §7.5 play moves in a row without progress
-    fewest_left: tuple[int, int]  # §7.5 each seat's fewest cards left so far
+    # The fields below came with §6.8 and §7.5. Their defaults are what a match sealed before them
+    # gets (docs/dev/upgrades.md): no offer made, no stall counted, and as the fewest cards left 0,
+    # which every position satisfies; such a match has no stall_limit, so the count decides nothing.
+    draw_offer: Seat | None = None  # §6.8 the seat whose offer awaits the answer of ``to_move``
+    draw_offered_this_turn: bool = False  # §6.8 the seat whose turn it is has offered a draw in it
+    stall: int = 0  # §7.5 play moves in a row without progress
+    fewest_left: tuple[int, int] = (0, 0)  # §7.5 each seat's fewest cards left so far
     seq: int = 0
 
 

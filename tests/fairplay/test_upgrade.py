@@ -59,12 +59,34 @@ def test_every_current_layout_is_recorded() -> None:
 def test_the_tokens_of_main_before_the_fingerprint_changed_are_read() -> None:
     """The fingerprints main sealed with (its layout as text, naming ``card_referee`` installed or
     ``service`` in a checkout) are recorded with today's layout: their states decode unchanged."""
-    main = [(schnapsen, ("30eaf7854b37866f", "a5fd9fa992e29710")), (russian_bank, ("33255833cbb158a6", "9d6c1ff1123be5fb"))]
+    main = [(schnapsen, ("30eaf7854b37866f", "a5fd9fa992e29710"))]
     for engine, fingerprints in main:
         packer = SCHEMAS[engine.GAME_ID].packer
         *_, (_, _, state) = random_playout(engine, engine.DEFAULT_PLAYERS, 5, max_moves=40)
         for fp in fingerprints:
             assert packer.unpack({"f": fp, "s": packer.pack(state)["s"]}) == state
+
+
+RUSSIAN_BANK_DRAWS = ("draw_offer", "draw_offered_this_turn", "stall", "fewest_left")  # added with §6.8 and §7.5
+
+
+def test_russian_bank_tokens_of_before_the_draws_play_on_with_the_new_fields_at_their_defaults() -> None:
+    """Main sealed Russian Bank in a layout without the draw fields and without ``stall_limit``
+    (fingerprints recorded then); such a token decodes with no offer, no stall, no limit, and plays on."""
+    engine, packer = russian_bank, SCHEMAS["russian_bank"].packer
+    *_, (_, _, state) = random_playout(engine, engine.DEFAULT_PLAYERS, 5, max_moves=40)
+    assert state.phase is engine.Phase.PLAY
+    packed = packer.pack(state)["s"]
+    names = state._fields
+    old = [value for name, value in zip(names, packed, strict=True) if name not in RUSSIAN_BANK_DRAWS]
+    old[names.index("options")] = old[names.index("options")][:-1]  # the options before stall_limit
+    expected = state._replace(draw_offer=None, draw_offered_this_turn=False, stall=0, fewest_left=(0, 0))
+    for fp in ("33255833cbb158a6", "9d6c1ff1123be5fb"):
+        upgraded = packer.unpack({"f": fp, "s": old})
+        assert upgraded == expected and upgraded.options.stall_limit is None
+        engine.check_state(upgraded)
+        move = engine.legal_moves(upgraded)[0]
+        assert engine.apply(upgraded, move).phase in (engine.Phase.PLAY, engine.Phase.GAME_OVER)
 
 
 @pytest.fixture()
