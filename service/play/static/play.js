@@ -824,6 +824,9 @@
     if (location.hash.startsWith("#desk=")) desk.fromLink(location.hash.slice(6));
     else await table.restore();
     window.addEventListener("hashchange", () => { if (location.hash.startsWith("#desk=")) desk.fromLink(location.hash.slice(6)); });
+    // every tab of this page shows the one game this device keeps: a move, a hot-seat switch or a
+    // new game in one tab is taken up by the others (and never overwritten by an older copy)
+    window.addEventListener("storage", (e) => { if (e.key === STORE) table.sync(); });
   }
 
   const tabs = {
@@ -913,10 +916,39 @@
     dec(text) { const s = atob(text.replace(/-/g, "+").replace(/_/g, "/")); return new TextDecoder().decode(Uint8Array.from(s, (c) => c.charCodeAt(0))); },
   };
 
+  /* The game this device keeps (local storage, shared by every tab of the page), or null. */
+  function readStored() {
+    try { const t = localStorage.getItem(STORE); const data = t ? J.parse(t) : null; return isObj(data) && data.v === 1 ? data : null; } catch (err) { return null; }
+  }
+
+  /* Two holders (the table, a saved game, a link's game) of one match: one game and one deal (open
+   * mode: the same request; sealed mode: the same table key, which new gave once). */
+  function sameMatch(a, b) {
+    const gid = (x) => (typeof x.game === "string" ? x.game : x.game && x.game.id);
+    if (!a || !b || gid(a) !== gid(b)) return false;
+    if (app.sealed) return !!a.tableKey && a.tableKey === b.tableKey;
+    return !!a.request && J.stringify(a.request) === J.stringify(b.request);
+  }
+
+  /* The game hot-seat holds on this device, from any tab: follow the turn on, the game not over. */
+  function heldGame() {
+    const data = readStored();
+    if (!data || !data.follow || !isObj(data.env) || data.env.status === "finished" || !!data.sealed !== app.sealed) return null;
+    return realtimeOf(app.byId[data.game]) ? null : data;
+  }
+
+  /* Whether a log replays the deal of the game hot-seat holds (its seed, or its deck). */
+  function dealOfHeldGame(gameId, body) {
+    const held = heldGame();
+    if (!held || held.game !== gameId || !isObj(body) || !isObj(held.request)) return false;
+    const same = (k) => body[k] !== undefined && held.request[k] !== undefined && J.stringify(body[k]) === J.stringify(held.request[k]);
+    return same("seed") || same("deck");
+  }
+
   const table = {
     game: null, request: null, env: null, full: null, token: null, seatKeys: [], tableKey: null,
     viewer: null, shown: null, moves: [], log: [], history: [], picking: null, selected: null,
-    revealed: null, busy: false, current: Promise.resolve(), claims: [], claimTimer: null, retry: null,
+    revealed: null, busy: false, current: Promise.resolve(), claims: [], claimTimer: null, retry: null, rev: 0,
 
     init() {
       $("new-form").addEventListener("submit", (e) => { e.preventDefault(); this.start(); });
@@ -1001,8 +1033,10 @@
       $("follow").disabled = !!this.realtime();
       if (locked) {
         $("link-box").hidden = true;
-        if (location.hash.startsWith("#game=")) history.replaceState(null, "", location.pathname); // the address held every seat's cards
-        if (desk.fromTable) desk.reset();
+        if (location.hash.startsWith("#game=") || location.hash.startsWith("#desk=")) history.replaceState(null, "", location.pathname); // the address held every seat's cards
+        // the seed or deck typed in the form deals every hand of this game: the next seat must not read it there
+        $("seed").value = ""; $("deck").value = "";
+        desk.forget(this.game.id, this.request);
       }
       const note = $("hotseat-note");
       const g = this.game ? this.game.name : "This game";
@@ -1048,7 +1082,7 @@
       this.game = g;
       this.request = body;
       delete $("move-json").dataset.touched;
-      this.moves = []; this.log = []; this.history = []; this.picking = null; this.selected = null;
+      this.moves = []; this.log = []; this.history = []; this.picking = null; this.selected = null; this.rev = 0;
       this.env = res.data;
       this.full = app.sealed ? null : res.data.state;
       this.token = res.data.token || null;
@@ -1056,7 +1090,8 @@
       this.tableKey = res.data.table_key || null;
       const n = seatCount(res.data);
       this.shownViewer = undefined;
-      const entry = { kind: "new", seq: 0, title: `New game of ${g.name}` + (body.seed !== undefined ? ` (seed ${body.seed})` : deck ? " (fixed deck)" : ""), ev: {} };
+      // the seed deals every hand: the log names it only while no hot-seat holds the game (drawLog)
+      const entry = { kind: "new", seq: 0, title: `New game of ${g.name}`, seed: body.seed !== undefined ? String(body.seed) : null, fixedDeck: !!deck, ev: {} };
       entry.ev[app.sealed ? "p" : "t"] = res.data.events;
       if (!app.sealed) {
         const views = await Promise.all(Array.from({ length: n }, (_, s) => api("POST", `/v1/games/${g.id}/new?as=${s}`, body)));
@@ -1068,6 +1103,7 @@
       this.revealed = null;
       this.fillViewers(n);
       $("setup").open = false;
+      this.save(); // kept at once: a reload or a second tab finds the new game, not the last one
       await this.afterMove(true);
       // counted once the new game is drawn (or its pass screen is up): a signal that the page shows it
       document.body.dataset.games = String(Number(document.body.dataset.games || 0) + 1);
@@ -1491,7 +1527,7 @@
         const seen = new Set();
         (events || []).forEach((ev) => JSON.stringify(ev, (k, v) => { if (isCard(v)) seen.add(v); return typeof v === "bigint" ? String(v) : v; }));
         const showMove = (m) => (this.viewer === null && !app.sealed) || e.actor === this.viewer ? m : redactMove(m, seen);
-        const head = e.kind === "new" ? el("b", { text: e.title })
+        const head = e.kind === "new" ? el("b", { text: this.newGameTitle(e) })
           : el("b", {}, e.actor !== null && e.actor !== undefined ? `${cap(seatName(e.actor))}: ` : "", moveWords(showMove(e.move)));
         items.push(el("li", { class: e.kind === "refused" ? "refused" : "", dataSeq: e.kind === "refused" ? null : e.seq, dataViewer: vk },
           el("span", { class: "seq", text: e.kind === "refused" ? "✗" : `#${e.seq}` }), " ", head,
@@ -1500,6 +1536,16 @@
           hidden ? el("small", { class: "muted", text: "(cards of this deal's shuffle are hidden in this view)" }) : null));
       }
       $("log").replaceChildren(...items);
+    },
+
+    /* "New game of Schnapsen (seed 7)": the seed (or the deck) deals every hand, so while hot-seat
+     * holds the game it is held back, and said to be; an older saved log wrote it into the title. */
+    newGameTitle(e) {
+      const seed = e.seed ?? (/ \(seed (-?\d+)\)$/.exec(e.title || "") || [])[1] ?? null;
+      const title = String(e.title || "").replace(/ \((seed -?\d+|fixed deck)\)$/, "");
+      if (seed === null && !e.fixedDeck) return title;
+      if (this.locked()) return `${title} (${seed !== null ? "its seed" : "its deck"} is shown once the game is over)`;
+      return `${title} (${seed !== null ? `seed ${seed}` : "fixed deck"})`;
     },
 
     drawSummary() {
@@ -1531,14 +1577,27 @@
     },
 
     snapshot() {
-      return { v: 1, sealed: app.sealed, game: this.game.id, request: this.request, full: this.full, token: this.token, seatKeys: this.seatKeys,
+      return { v: 1, rev: this.rev, sealed: app.sealed, game: this.game.id, request: this.request, full: this.full, token: this.token, seatKeys: this.seatKeys,
         tableKey: this.tableKey, moves: this.moves, log: this.log.slice(-200), history: this.history.slice(-20), viewer: this.viewer,
         revealed: this.revealed, follow: $("follow").checked, env: this.env };
     },
 
+    /* One table per device: the game is kept in local storage, which every tab of this page shares.
+     * A tab that is behind (another tab moved, or turned hot-seat off) does not overwrite the newer
+     * record: it takes it up instead (see sync), so a note in the log is never lost. */
     save() {
       if (!this.game) return;
+      const stored = readStored();
+      if (stored && sameMatch(stored, this) && isInt(stored.rev) && Number(stored.rev) > this.rev) { this.sync(); return; }
+      this.rev += 1;
       try { localStorage.setItem(STORE, J.stringify(this.snapshot())); } catch (err) { /* storage full or off: the game goes on */ }
+    },
+
+    /* Another tab of this page saved the game: show what it saved (its moves, its log, its hot-seat). */
+    async sync() {
+      const stored = readStored();
+      if (!stored || (this.game && sameMatch(stored, this) && Number(stored.rev || 0) <= this.rev)) return;
+      await this.restore({ stored: true });
     },
 
     link() {
@@ -1553,13 +1612,23 @@
       $("link-box").hidden = false;
     },
 
-    async restore() {
-      let data = null, from = "storage";
-      if (location.hash.startsWith("#game=")) {
+    async restore(how) {
+      how = how || {};
+      let data = null, from = "storage", held = null;
+      if (!how.stored && location.hash.startsWith("#game=")) {
         try { data = J.parse(b64.dec(location.hash.slice(6))); from = "link"; } catch (err) { showProblem($("problem"), { title: "This link holds no game", detail: "The address does not carry a game this page can read." }); $("play-area").hidden = false; }
+        const lock = heldGame();
+        if (data && lock) {
+          history.replaceState(null, "", location.pathname); // the address must not hold the hands hot-seat hides
+          // hot-seat holds a game on this device: a link (made before, or of this very game) cannot show its hands
+          held = sameMatch(lock, data) ? "This link is of the game this device is playing in hot-seat: it opens as hot-seat shows it, one seat at a time."
+            : "This device is playing another game in hot-seat: a link opens once that game is over, or once “follow the turn” is off there.";
+          data = null;
+        }
       }
-      if (!data) { try { const t = localStorage.getItem(STORE); if (t) data = J.parse(t); } catch (err) { data = null; } }
+      if (!data) data = readStored();
       if (!isObj(data) || data.v !== 1 || !app.byId[data.game] || !!data.sealed !== app.sealed) return;
+      this.rev = isInt(data.rev) ? Number(data.rev) : 0;
       this.game = app.byId[data.game];
       this.request = data.request; this.full = data.full; this.token = data.token; this.seatKeys = data.seatKeys || []; this.tableKey = data.tableKey;
       this.moves = data.moves || []; this.log = data.log || []; this.history = data.history || [];
@@ -1573,13 +1642,20 @@
         return;
       }
       this.env = res.data;
+      if (held) showProblem($("problem"), { title: "Hot-seat holds the game on this device", detail: held });
       if (from === "link" && !this.log.length) this.log.push({ kind: "new", seq: (res.data.state || {}).seq, title: `Game of ${this.game.name} opened from a link`, ev: { p: [] } });
       $("game").value = this.game.id;
       buildForm();
       this.fillViewers(seatCount(res.data));
       $("setup").open = false;
-      announce(`Resumed the game of ${this.game.name}. ${this.turnWords()}`);
-      await this.afterMove(true);
+      if (from === "link") {
+        // the link's game becomes the one this device keeps (a newer record of the same match stays newer)
+        const stored = readStored();
+        this.rev = stored && sameMatch(stored, data) && isInt(stored.rev) ? Number(stored.rev) : 0;
+        this.save();
+      }
+      if (!how.stored) announce(`Resumed the game of ${this.game.name}. ${this.turnWords()}`);
+      await this.afterMove(!how.stored);
     },
   };
 
@@ -1653,12 +1729,26 @@
 
     lastStep() { return this.verdict ? this.verdict.moves_legal : 0; },
 
+    /* Hot-seat took the table's game: whatever the desk holds of its deal (the log sent from the
+     * table, a judgement of it) goes, since it shows every hand. */
+    forget(gameId, request) {
+      let body = null;
+      try { body = J.parse($("desk-body").value); } catch (err) { body = null; }
+      const same = (k) => isObj(body) && isObj(request) && body[k] !== undefined && J.stringify(body[k]) === J.stringify(request[k]);
+      const holds = this.fromTable || (this.game === gameId && this.request && ["seed", "deck"].some((k) => this.request[k] !== undefined && J.stringify(this.request[k]) === J.stringify(request[k])));
+      if (holds || (($("desk-game").value === gameId || (isObj(body) && body.game === gameId)) && (same("seed") || same("deck")))) {
+        this.reset();
+        $("desk-body").value = "";
+      }
+    },
+
     /* Nothing of the last judgement stays: verdict, notice, board, moves, events, share links. */
     reset() {
       this.gen += 1;
       this.verdict = null; this.record = null; this.request = null; this.moves = []; this.step = 0; this.fromTable = false;
       this.steps.clear();
       showProblem($("desk-problem"), null);
+      delete $("desk-problem").dataset.held;
       const box = $("verdict");
       box.replaceChildren();
       box.classList.remove("bad");
@@ -1692,6 +1782,13 @@
       if (isObj(body.request) && typeof body.game === "string") { this.load(body.game, body.request); body = body.request; }
       const record = isObj(body.record) ? body.record : (body.signature !== undefined && (body.fairness !== undefined || body.match_id !== undefined) ? body : null);
       if (record) { await this.runRecord(record, gen); return; }
+      const gameOf = typeof body.game === "string" ? body.game : $("desk-game").value;
+      if (dealOfHeldGame(gameOf, body)) {
+        this.fail("Held back: this game is being played in hot-seat",
+          "This log replays the deal of the game this device is playing in hot-seat, so judging it would show every seat's hand. The desk judges it once the game is over, or once “follow the turn” is off at the table (the log then says so).");
+        $("desk-problem").dataset.held = "1";
+        return;
+      }
       if (!Array.isArray(body.moves)) { this.fail("This log has no moves", 'A move log needs "moves": a list of moves, e.g. [{"type": "play", "player": 1, "card": "QS"}].'); return; }
       let note = null;
       if (typeof body.game === "string") {
