@@ -651,6 +651,16 @@
       const lists = new Set(fields.filter(([, v]) => Array.isArray(v)).map(([k]) => k));
       for (const [key, v] of fields) {
         if (isCountKey(key) && (lists.has(countBase(key)) || lists.has(countBase(key) + "s"))) continue; // the cards are shown
+        if (isCountKey(key) && fields.some(([k]) => k === `${countBase(key)}_tops`)) continue; // drawn with its top card
+        if (/_tops$/.test(key) && (isCard(v) || v === null) && Array.isArray(state[key.replace(/_tops$/, "_counts")])) {
+          // a seat's face-up pile seen from outside (Snap, sealed): its top card and its size, once
+          const count = state[key.replace(/_tops$/, "_counts")][s];
+          const base = key.replace(/_tops$/, "");
+          box.append(el("div", { class: "field pile-field", dataField: key }, el("span", { class: "field-name", text: label(base + "s") }),
+            isCard(v) ? el("span", { class: "stack", dataCount: count }, cardRow([v], {}), el("span", { class: "pile-count", text: `×${count}` }))
+              : el("span", { class: "card slot", role: "img", "aria-label": "empty pile" })));
+          continue;
+        }
         if (inScores.has(key) && (typeof v !== "object" || v === null) && !["balances", "contrib"].includes(key)) continue;
         if (["balances", "contrib", "blinds", "stakes"].includes(key) && isInt(v)) { money.push(el("span", { class: `money ${key}` }, `${label(key)} `, el("b", { text: String(v) }))); continue; }
         const ctx = { owner: s };
@@ -686,13 +696,17 @@
       if (isCountKey(key) && Array.isArray(state[countBase(key)])) continue; // the pile itself is shown
       const base = key.replace(/_top$/, "");
       if (base !== key && Array.isArray(state[base]) && state[base].length) continue; // the pile is shown, its top with it
-      if (isCountKey(key) && isCard(state[`${countBase(key)}_top`])) continue; // drawn with its top card, below
+      const topOf = state[`${countBase(key)}_top`];
+      if (isCountKey(key) && (isCard(topOf) || isPlayed(topOf) || (topOf === null && isInt(v)))) continue; // drawn with its top card, below
       let f;
-      if (base !== key && isCard(v) && isInt(state[`${base}_count`])) {
+      const topCard = isCard(v) ? v : isPlayed(v) ? v.card : null; // a top card, or one played by a seat ({card, player})
+      if (base !== key && (topCard || v === null) && isInt(state[`${base}_count`])) {
         // one pile: its face-up top card and how many cards it holds (not two boxes both called "stock")
         const box = el("div", { class: "panel pilebox" + (base === "center" ? " main-pile" : ""), dataField: key },
           el("h2", { class: "pile-name", text: label(base === "center" ? "center_top" : `${base}_count`) }),
-          el("span", { class: "stack", dataCount: state[`${base}_count`] }, cardRow([v], {}), el("span", { class: "pile-count", text: `×${state[`${base}_count`]}` })));
+          el("span", { class: "stack", dataCount: state[`${base}_count`] }, topCard ? cardRow([topCard], {}) : el("span", { class: "card slot", role: "img", "aria-label": "empty pile" }),
+            el("span", { class: "pile-count", text: `×${state[`${base}_count`]}` }),
+            isPlayed(v) && Number.isInteger(v.player) ? el("span", { class: "who", text: `put by ${seatName(v.player)}` }) : null));
         into.table.append(box);
         continue;
       }
@@ -1253,7 +1267,8 @@
         buttons.append(this.moveControl(m, multiSeat));
       }
       box.append(buttons);
-      if (claim) box.append(this.claimPad(env, claim));
+      // the claim keys first: what the other moves of this view are (a flip comes and goes) never moves them
+      if (claim) box.prepend(this.claimPad(env, claim));
       if (this.picking) this.drawPicking();
       if (this.selected) this.drawTargets();
     },
