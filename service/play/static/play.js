@@ -324,6 +324,87 @@
     return out.length ? `; ${out.join("; ")}` : "";
   }
 
+  /* A false slap's cost: the slapper gives a card to the seat whose card lies on top, unless that is itself. */
+  function penaltyWords(x) {
+    if (x.paid !== false) return `${seatName(x.from)} gives a card to ${seatName(x.to)}`;
+    if (x.from === x.to) return `${seatName(x.from)} put the top card there itself, so gives nothing`;
+    return `${seatName(x.from)} gives nothing (no card left to give, or false slaps cost nothing at this table)`;
+  }
+
+  /* A refusal in a player's words; the code, the service's detail and the field paths stay in the
+   * details under it (problemEl). */
+  const REFUSALS = {
+    not_your_turn: (m) => `It is not ${m && Number.isInteger(m.player) ? seatName(m.player) + "'s" : "this seat's"} turn.`,
+    game_over: () => "The game is over: no more moves.",
+    wrong_phase: () => "That move does not fit this moment of the game.",
+    card_not_in_hand: () => "That card is not in the hand.",
+    invalid_card: () => "That is not a card of this game's pack.",
+    duplicate_card: () => "The same card is named twice.",
+    invalid_move: () => "That is not a move this page (or the referee) can read: something it needs is missing or wrong.",
+    unknown_move_type: () => "This game has no such move.",
+    invalid_player: () => "There is no such seat at this table.",
+    must_follow_suit: () => "You must follow the suit that was led.",
+    must_head_trick: () => "You must beat the trick if you can.",
+    must_trump: () => "You cannot follow suit, so you must play a trump.",
+    must_beat: () => "You must beat the winning card if you can.",
+    must_lead_trump_ace: () => "You hold the trump ace, so you must lead it.",
+    must_lead_trump_king: () => "You must lead the trump king.",
+    must_play_yukon: () => "You cannot follow suit but hold a jack, so you must play it.",
+    must_play_marriage_card: () => "After declaring a marriage you must lead its king or queen.",
+    not_leader: () => "Only the seat that leads may do that.",
+    claim_not_allowed: () => "Claims are automatic at this table.",
+    marriage_pending: () => "Lead the king or queen of your marriage first.",
+    talon_closed: () => "The talon is closed.",
+    talon_exhausted: () => "The talon is used up.",
+    no_trump_jack: () => "You do not hold the trump jack.",
+    talon_too_small: () => "Too few cards are left in the talon for that.",
+    no_marriage: () => "You do not hold both the king and the queen of that suit.",
+    marriage_requires_trick: () => "You must win a trick before you declare a marriage.",
+    wrong_discard_count: () => "Discard exactly enough cards to keep six.",
+    gift_not_allowed: () => "The dealer may not give the winning point: run the cards instead.",
+    too_many_cards: () => "That is more cards than you may exchange.",
+    not_enough_stock: () => "The stock does not hold that many cards.",
+    invalid_amount: () => "That amount is not allowed here.",
+    blind_too_small: () => "A blind must be higher than every blind already staked.",
+    wrong_number_of_cards: () => "That is the wrong number of cards.",
+    cannot_check: () => "You cannot check while facing a bet.",
+    nothing_to_call: () => "There is no bet to call.",
+    raise_too_small: () => "That raise is too small.",
+    player_out: () => "That seat is out of the game.",
+    bad_timestamp: () => "The press carried no usable time, so it was not judged.",
+    timestamp_out_of_order: () => "That flip came before the last one.",
+    no_claims: () => "Nobody claimed.",
+    duplicate_claim: () => "The same seat claimed twice.",
+    center_empty: () => "There is nothing in the centre to slap.",
+    stale_claim: () => "Too late: that press came before the last card was turned.",
+    invalid_source: () => "You cannot move a card from there.",
+    invalid_target: () => "A card cannot go there.",
+    source_empty: () => "That pile has no card to move.",
+    card_mismatch: () => "That card is not the free card of that pile.",
+    same_pile: () => "The card is already on that pile.",
+    foundation_mismatch: () => "That card fits no foundation.",
+    tableau_mismatch: () => "On the tableau a card goes on one rank higher of the other colour.",
+    waste_loading_not_allowed: () => "Only the second player may load the opponent's waste at this table.",
+    target_empty: () => "That pile is empty, so you cannot load it.",
+    seat_key_required: () => "This seat's key is needed for that.",
+    bad_seat_key: () => "That key is not this seat's.",
+    token_superseded: () => "Another move was made meanwhile: this position is no longer the current one.",
+    fixed_deck_forbidden: () => "This service does not allow a chosen deck or seed.",
+    invalid_option: () => "One of the options is not allowed.",
+    invalid_players: () => "This game is not played with that many players.",
+    invalid_deck: () => "That deck is not exactly this game's pack.",
+    invalid_request: () => "The page sent something the referee cannot read.",
+  };
+  /* "russian_bank §8" as a player reads it: "Russian Bank §8". */
+  const ruleWords = (rule) => String(rule).replace(/^([a-z0-9_]+)(?= §)/, (id) => (app.byId[id] ? app.byId[id].name : plain(id)));
+
+  function refusalWords(p, move) {
+    const f = p && REFUSALS[p.code];
+    if (f) return f(move);
+    if (p && p.title && !/_/.test(p.title)) return /[.!?]$/.test(p.title) ? p.title : `${p.title}.`;
+    return "The referee refused it.";
+  }
+
   /* One event as a sentence of text and inline cards. */
   function eventWords(ev) {
     const p = ev.player;
@@ -357,7 +438,7 @@
         Number.isInteger(ev.party) ? ` (party ${ev.party})` : "", ev.reason ? ` (${reason(ev.reason)})` : "", isInt(ev.points) ? `, ${ev.points} point${ev.points === 1 ? "" : "s"}` : "", "."];
       case "flip": return [`${who} flipped `, c(ev.card), ev.recycled ? " (stock recycled)" : "", "."];
       case "capture": return [`${cap(seats(ev.winner))} slapped first and takes ${cardsN(n(ev.cards))}`, claimRest(ev), "."];
-      case "false_slap": return [`False slap by ${seats(ev.order)}`, ev.penalties && ev.penalties.length ? [": ", joinParts(ev.penalties.map((x) => `${seatName(x.from)} pays ${x.paid === false ? "nothing" : "a card"} to ${seatName(x.to)}`), ", ")] : "", "."];
+      case "false_slap": return [`False slap by ${seats(ev.order)}`, ev.penalties && ev.penalties.length ? [": ", joinParts(ev.penalties.map(penaltyWords), "; ")] : "", "."];
       case "snap": return [`${cap(seats(ev.winner))} called snap first and takes ${cardsN(n(ev.cards ?? 0))}`,
         Array.isArray(ev.taken_from) && ev.taken_from.length ? ` from ${ev.taken_from.map((s) => `${seatName(s)}'s`).join(" and ")} pile${ev.taken_from.length > 1 ? "s" : ""}` : "",
         ev.pool ? (Array.isArray(ev.taken_from) && ev.taken_from.length ? " and the pool" : " from the pool") : "", claimRest(ev), "."];
@@ -452,18 +533,26 @@
   }
   const moveText = (m, spoken) => textOf(moveWords(m), spoken);
 
-  function problemEl(p, heading) {
-    return el("div", { class: "problem-body" },
+  /* A problem: a refusal (it has a code) in a player's words, the code, the service's detail and the
+   * field paths in the details under it; a page-made problem (no code) as its title and detail. */
+  function problemEl(p, heading, move, open) {
+    if (!p.code) {
+      return el("div", { class: "problem-body" }, heading ? el("div", { class: "problem-head", text: heading }) : null,
+        el("div", { class: "code-less", text: p.title || "" }), p.detail ? el("div", { class: "detail", text: p.detail }) : null);
+    }
+    return el("div", { class: "problem-body", dataCode: p.code },
       heading ? el("div", { class: "problem-head", text: heading }) : null,
-      p.code ? el("div", {}, el("b", { class: "code", text: p.code }), p.title ? ` — ${p.title}` : "") : el("div", { class: "code-less", text: p.title || "" }),
-      p.detail ? el("div", { class: "detail", text: p.detail }) : null,
-      p.rule ? el("div", { class: "rule" }, "Rule: ", el("b", { text: p.rule })) : null,
-      p.errors ? el("ul", { class: "errors" }, Object.entries(p.errors).map(([k, v]) => el("li", {}, el("code", { text: k }), ": ", Array.isArray(v) ? v.join("; ") : wordsValue(v)))) : null);
+      el("p", { class: "player-words", title: p.code }, refusalWords(p, move)),
+      p.rule ? el("div", { class: "rule", title: p.rule }, "Rule: ", el("b", { text: ruleWords(p.rule) })) : null,
+      el("details", { class: "for-referee", open: !!open }, el("summary", { text: "The referee's words" }),
+        el("div", {}, el("b", { class: "code", text: p.code }), p.title ? ` — ${p.title}` : ""),
+        p.detail ? el("div", { class: "detail", text: p.detail }) : null,
+        p.errors ? el("ul", { class: "errors" }, Object.entries(p.errors).map(([k, v]) => el("li", {}, el("code", { text: k }), ": ", Array.isArray(v) ? v.join("; ") : wordsValue(v)))) : null));
   }
 
-  function showProblem(box, p, heading, action) {
+  function showProblem(box, p, heading, action, move) {
     if (!p) { box.hidden = true; box.replaceChildren(); return; }
-    box.replaceChildren(problemEl(p, heading));
+    box.replaceChildren(problemEl(p, heading, move));
     if (action) box.append(el("button", { type: "button", class: "retry", onclick: action.run }, action.label));
     box.hidden = false;
   }
@@ -1488,10 +1577,10 @@
         if (!res.ok) {
           if (res.network) { this.netFailure(res, `Your move was not judged: ${moveText(move)}`, () => this.send(move, how)); return; }
           showProblem($("netproblem"), null);
-          showProblem($("problem"), res.data, `Refused: ${moveText(move)}${actor !== null ? " by seat " + actor : ""}`);
+          showProblem($("problem"), res.data, `Refused: ${moveText(move)}${actor !== null ? " by seat " + actor : ""}`, null, move);
           this.log.push({ kind: "refused", move, actor, problem: res.data, viewers: actor === null ? null : [actor] });
           this.drawLog(); this.save();
-          announce(`Refused: ${res.data.title || res.data.code}. ${res.data.detail || ""}`);
+          announce(`Refused: ${refusalWords(res.data, move)}`);
           return;
         }
         this.clearErrors();
@@ -1546,7 +1635,8 @@
           : el("b", {}, e.actor !== null && e.actor !== undefined ? `${cap(seatName(e.actor))}: ` : "", moveWords(showMove(e.move)));
         items.push(el("li", { class: e.kind === "refused" ? "refused" : "", dataSeq: e.kind === "refused" ? null : e.seq, dataViewer: vk },
           el("span", { class: "seq", text: e.kind === "refused" ? "✗" : `#${e.seq}` }), " ", head,
-          e.kind === "refused" ? el("div", { class: "log-problem" }, `Refused (${e.problem.code || e.problem.title})`, e.problem.rule ? `, ${e.problem.rule}` : "", e.problem.detail ? `: ${e.problem.detail}` : "") : null,
+          e.kind === "refused" ? el("div", { class: "log-problem", title: [e.problem.code, e.problem.detail].filter(Boolean).join(": "), dataCode: e.problem.code || "" },
+            `Refused: ${refusalWords(e.problem, e.move)}`, e.problem.rule ? ` (${ruleWords(e.problem.rule)})` : "") : null,
           events && events.length ? el("div", { class: "events" }, events.map(eventEl)) : null,
           hidden ? el("small", { class: "muted", text: "(cards of this deal's shuffle are hidden in this view)" }) : null));
       }
@@ -1916,7 +2006,7 @@
         const sig = code === "bad_signature" ? false : null, com = code === "bad_commitment" ? false : null;
         // only the refusal: no board, no moves, no links (they would be another judgement's)
         $("desk-result").hidden = false;
-        checks.replaceChildren(el("h2", { text: "This record does not verify" }), this.checksEl(sig, com, null), this.keyEl(record), problemEl(res.data));
+        checks.replaceChildren(el("h2", { text: "This record does not verify" }), this.checksEl(sig, com, null), this.keyEl(record), problemEl(res.data, null, null, true));
         checks.classList.add("bad");
         checks.dataset.firstIllegal = "record";
         checks.dataset.signature = sig === false ? "bad" : "unknown";
@@ -1962,7 +2052,7 @@
       box.replaceChildren(el("h2", { text: fi ? `Illegal move at index ${fi.index}` : "Every move is legal" }),
         el("p", {}, `${v.moves_legal} of ${v.moves_total} moves legal`, after > 0 ? `; the ${after} move${after === 1 ? "" : "s"} after the illegal one ${after === 1 ? "is" : "are"} not judged` : "", ". Final position: ", ...statusText(v.final)));
       box.classList.toggle("bad", !!fi);
-      if (fi) box.append(problemEl(fi.error, `Move ${fi.index}: `), el("p", {}, "The move: ", moveWords(fi.move), Number.isInteger(fi.move.player) ? ` by seat ${fi.move.player}` : ""));
+      if (fi) box.append(problemEl(fi.error, `Move ${fi.index}: `, fi.move, true), el("p", {}, "The move: ", moveWords(fi.move), Number.isInteger(fi.move.player) ? ` by seat ${fi.move.player}` : ""));
       box.dataset.firstIllegal = fi ? String(fi.index) : "";
       const list = $("steps");
       const stepBtn = (step, ...content) => el("button", { type: "button", class: "step-btn", onclick: () => this.go(step) }, ...content);
