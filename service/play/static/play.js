@@ -272,6 +272,7 @@
   const REASONS = {
     claim: "a correct claim of 66", false_claim: "a wrong claim of 66", last_trick: "the last trick", closer_failed: "the closer did not reach 66",
     all_cards: "one seat holds every card", stall: "too many flips without a snap",
+    agreement: "a draw by agreement", draw_agreed: "a draw by agreement", agreed_draw: "a draw by agreement",
   };
   const reason = (r) => REASONS[r] || plain(r);
 
@@ -475,6 +476,9 @@
       case "card_flipped": return [`${who} turned up the hand card `, c(ev.card), "."];
       case "card_discarded": return [`${who} put the hand card `, c(ev.card), " on the waste."];
       case "passed": return [`${who} passed${ev.idle ? " (nothing moved this turn)" : ""}.`];
+      case "draw_offered": return [`${who} offers a draw.`];
+      case "draw_accepted": return [`${who} accepts the draw: the game ends in a draw by agreement.`];
+      case "draw_declined": return [`${who} declines the draw; play goes on.`];
       case "turn_ended": return [`${who}'s turn ends; ${seatName(ev.next)} to play.`];
       default: {
         const rest = Object.entries(ev).filter(([k]) => k !== "type" && k !== "player");
@@ -507,6 +511,10 @@
     if (t === "close") return ["close the talon"];
     if (t === "exchange" && !m.discard) return ["exchange the trump jack"];
     if (t === "claim") return ["claim 66"];
+    // a draw by agreement (Russian Bank), when the game lists it
+    if (t === "offer_draw") return ["Offer a draw"];
+    if (t === "accept_draw") return ["Accept the draw"];
+    if (t === "decline_draw") return ["Decline the draw"];
     if (Array.isArray(m.claims)) {
       // who pressed first and how much later the others were (never the clock's raw milliseconds)
       const cs = m.claims.filter(isObj);
