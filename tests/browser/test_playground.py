@@ -375,4 +375,4 @@ def test_sealed_mode_plays_with_tokens_and_keys(sealed_page: Page) -> None:
     p.fill("#move-json", json.dumps({"type": "play", "player": 0, "card": "JS"}))
     p.click("#send-move")
     p.locator("#problem").wait_for(state="visible")
-    assert "not_your_turn" in p.inner_text("#problem")
+    assert p.locator("#problem [data-code='not_your_turn']").count() == 1 and "not seat 0's turn" in p.inner_text("#problem")
