@@ -136,7 +136,7 @@ def cards_in(value: Any) -> set[str]:
 def play_any(page: Any) -> None:
     """Make one legal move by clicking, whatever the game offers first (a card, a pile, a button)."""
     before = seq(page)
-    page.locator("#me .card.playable, #felt .card.playable, #moves button.move-btn:not(.template-pick):not([disabled])").first.click()
+    page.locator("#me .card.playable, #felt .card.playable, #moves button.move-btn:not(.template-pick):not(.claim-btn):not([disabled])").first.click()
     chooser = page.locator("#chooser")
     if chooser.count():  # a card that several moves name, or a Russian Bank card: a legal destination
         legal = chooser.locator(".move-btn.legal")

@@ -141,11 +141,16 @@ def test_a_refused_move_shows_its_code_detail_and_rule_in_words(page: Page) -> N
     problem = p.locator("#problem")
     problem.wait_for(state="visible")
     text = problem.inner_text()
-    assert "must_trump" in text and "Rule: schnapsen §" in text and "K♥" in text
+    assert "must play a trump" in text and "Rule: Schnapsen §" in text and "K♥" in text  # in words
+    assert "must_trump" not in text  # the code waits in the details, for those who want it
+    problem.locator("details.for-referee > summary").click()
+    text = problem.inner_text()
     assert re.search(r"trump", text.split("must_trump", 1)[1], re.IGNORECASE)
     assert p.locator("#netproblem").is_hidden()  # a refusal, not a network failure
     assert seq(p) == before
-    assert "Refused (must_trump" in p.locator("#log > li").first.inner_text()
+    refused = p.locator("#log > li").first
+    assert "Refused: You cannot follow suit, so you must play a trump." in refused.inner_text()
+    assert refused.locator(".log-problem[data-code='must_trump']").count() == 1
     shoot(p, "table.png")
     click_card(p, "AS")  # a legal card clears the error
     assert p.locator("#problem").is_hidden()
@@ -309,7 +314,7 @@ def test_russian_bank_piles_are_labelled_and_destinations_chosen_by_click(page: 
     wrong.click()
     problem = p.locator("#problem")
     problem.wait_for(state="visible")
-    assert "needs" not in problem.inner_text() and "Rule: russian_bank §" in problem.inner_text()
+    assert "needs" not in problem.inner_text() and "Rule: Russian Bank §" in problem.inner_text()
     assert seq(p) == 0
     p.click(f"#felt .card[data-card='{m['card']}'][data-from='{m['from']}']")
     p.click(f"#chooser .move-btn[data-to='{m['to']}']")
@@ -370,4 +375,4 @@ def test_sealed_mode_plays_with_tokens_and_keys(sealed_page: Page) -> None:
     p.fill("#move-json", json.dumps({"type": "play", "player": 0, "card": "JS"}))
     p.click("#send-move")
     p.locator("#problem").wait_for(state="visible")
-    assert "not_your_turn" in p.inner_text("#problem")
+    assert p.locator("#problem [data-code='not_your_turn']").count() == 1 and "not seat 0's turn" in p.inner_text("#problem")

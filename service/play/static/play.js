@@ -272,6 +272,7 @@
   const REASONS = {
     claim: "a correct claim of 66", false_claim: "a wrong claim of 66", last_trick: "the last trick", closer_failed: "the closer did not reach 66",
     all_cards: "one seat holds every card", stall: "too many flips without a snap",
+    agreement: "a draw by agreement", draw_agreed: "a draw by agreement", agreed_draw: "a draw by agreement",
   };
   const reason = (r) => REASONS[r] || plain(r);
 
@@ -324,6 +325,87 @@
     return out.length ? `; ${out.join("; ")}` : "";
   }
 
+  /* A false slap's cost: the slapper gives a card to the seat whose card lies on top, unless that is itself. */
+  function penaltyWords(x) {
+    if (x.paid !== false) return `${seatName(x.from)} gives a card to ${seatName(x.to)}`;
+    if (x.from === x.to) return `${seatName(x.from)} put the top card there itself, so gives nothing`;
+    return `${seatName(x.from)} gives nothing (no card left to give, or false slaps cost nothing at this table)`;
+  }
+
+  /* A refusal in a player's words; the code, the service's detail and the field paths stay in the
+   * details under it (problemEl). */
+  const REFUSALS = {
+    not_your_turn: (m) => `It is not ${m && Number.isInteger(m.player) ? seatName(m.player) + "'s" : "this seat's"} turn.`,
+    game_over: () => "The game is over: no more moves.",
+    wrong_phase: () => "That move does not fit this moment of the game.",
+    card_not_in_hand: () => "That card is not in the hand.",
+    invalid_card: () => "That is not a card of this game's pack.",
+    duplicate_card: () => "The same card is named twice.",
+    invalid_move: () => "That is not a move this page (or the referee) can read: something it needs is missing or wrong.",
+    unknown_move_type: () => "This game has no such move.",
+    invalid_player: () => "There is no such seat at this table.",
+    must_follow_suit: () => "You must follow the suit that was led.",
+    must_head_trick: () => "You must beat the trick if you can.",
+    must_trump: () => "You cannot follow suit, so you must play a trump.",
+    must_beat: () => "You must beat the winning card if you can.",
+    must_lead_trump_ace: () => "You hold the trump ace, so you must lead it.",
+    must_lead_trump_king: () => "You must lead the trump king.",
+    must_play_yukon: () => "You cannot follow suit but hold a jack, so you must play it.",
+    must_play_marriage_card: () => "After declaring a marriage you must lead its king or queen.",
+    not_leader: () => "Only the seat that leads may do that.",
+    claim_not_allowed: () => "Claims are automatic at this table.",
+    marriage_pending: () => "Lead the king or queen of your marriage first.",
+    talon_closed: () => "The talon is closed.",
+    talon_exhausted: () => "The talon is used up.",
+    no_trump_jack: () => "You do not hold the trump jack.",
+    talon_too_small: () => "Too few cards are left in the talon for that.",
+    no_marriage: () => "You do not hold both the king and the queen of that suit.",
+    marriage_requires_trick: () => "You must win a trick before you declare a marriage.",
+    wrong_discard_count: () => "Discard exactly enough cards to keep six.",
+    gift_not_allowed: () => "The dealer may not give the winning point: run the cards instead.",
+    too_many_cards: () => "That is more cards than you may exchange.",
+    not_enough_stock: () => "The stock does not hold that many cards.",
+    invalid_amount: () => "That amount is not allowed here.",
+    blind_too_small: () => "A blind must be higher than every blind already staked.",
+    wrong_number_of_cards: () => "That is the wrong number of cards.",
+    cannot_check: () => "You cannot check while facing a bet.",
+    nothing_to_call: () => "There is no bet to call.",
+    raise_too_small: () => "That raise is too small.",
+    player_out: () => "That seat is out of the game.",
+    bad_timestamp: () => "The press carried no usable time, so it was not judged.",
+    timestamp_out_of_order: () => "That flip came before the last one.",
+    no_claims: () => "Nobody claimed.",
+    duplicate_claim: () => "The same seat claimed twice.",
+    center_empty: () => "There is nothing in the centre to slap.",
+    stale_claim: () => "Too late: that press came before the last card was turned.",
+    invalid_source: () => "You cannot move a card from there.",
+    invalid_target: () => "A card cannot go there.",
+    source_empty: () => "That pile has no card to move.",
+    card_mismatch: () => "That card is not the free card of that pile.",
+    same_pile: () => "The card is already on that pile.",
+    foundation_mismatch: () => "That card fits no foundation.",
+    tableau_mismatch: () => "On the tableau a card goes on one rank higher of the other colour.",
+    waste_loading_not_allowed: () => "Only the second player may load the opponent's waste at this table.",
+    target_empty: () => "That pile is empty, so you cannot load it.",
+    seat_key_required: () => "This seat's key is needed for that.",
+    bad_seat_key: () => "That key is not this seat's.",
+    token_superseded: () => "Another move was made meanwhile: this position is no longer the current one.",
+    fixed_deck_forbidden: () => "This service does not allow a chosen deck or seed.",
+    invalid_option: () => "One of the options is not allowed.",
+    invalid_players: () => "This game is not played with that many players.",
+    invalid_deck: () => "That deck is not exactly this game's pack.",
+    invalid_request: () => "The page sent something the referee cannot read.",
+  };
+  /* "russian_bank §8" as a player reads it: "Russian Bank §8". */
+  const ruleWords = (rule) => String(rule).replace(/^([a-z0-9_]+)(?= §)/, (id) => (app.byId[id] ? app.byId[id].name : plain(id)));
+
+  function refusalWords(p, move) {
+    const f = p && REFUSALS[p.code];
+    if (f) return f(move);
+    if (p && p.title && !/_/.test(p.title)) return /[.!?]$/.test(p.title) ? p.title : `${p.title}.`;
+    return "The referee refused it.";
+  }
+
   /* One event as a sentence of text and inline cards. */
   function eventWords(ev) {
     const p = ev.player;
@@ -357,7 +439,7 @@
         Number.isInteger(ev.party) ? ` (party ${ev.party})` : "", ev.reason ? ` (${reason(ev.reason)})` : "", isInt(ev.points) ? `, ${ev.points} point${ev.points === 1 ? "" : "s"}` : "", "."];
       case "flip": return [`${who} flipped `, c(ev.card), ev.recycled ? " (stock recycled)" : "", "."];
       case "capture": return [`${cap(seats(ev.winner))} slapped first and takes ${cardsN(n(ev.cards))}`, claimRest(ev), "."];
-      case "false_slap": return [`False slap by ${seats(ev.order)}`, ev.penalties && ev.penalties.length ? [": ", joinParts(ev.penalties.map((x) => `${seatName(x.from)} pays ${x.paid === false ? "nothing" : "a card"} to ${seatName(x.to)}`), ", ")] : "", "."];
+      case "false_slap": return [`False slap by ${seats(ev.order)}`, ev.penalties && ev.penalties.length ? [": ", joinParts(ev.penalties.map(penaltyWords), "; ")] : "", "."];
       case "snap": return [`${cap(seats(ev.winner))} called snap first and takes ${cardsN(n(ev.cards ?? 0))}`,
         Array.isArray(ev.taken_from) && ev.taken_from.length ? ` from ${ev.taken_from.map((s) => `${seatName(s)}'s`).join(" and ")} pile${ev.taken_from.length > 1 ? "s" : ""}` : "",
         ev.pool ? (Array.isArray(ev.taken_from) && ev.taken_from.length ? " and the pool" : " from the pool") : "", claimRest(ev), "."];
@@ -394,6 +476,9 @@
       case "card_flipped": return [`${who} turned up the hand card `, c(ev.card), "."];
       case "card_discarded": return [`${who} put the hand card `, c(ev.card), " on the waste."];
       case "passed": return [`${who} passed${ev.idle ? " (nothing moved this turn)" : ""}.`];
+      case "draw_offered": return [`${who} offers a draw.`];
+      case "draw_accepted": return [`${who} accepts the draw: the game ends in a draw by agreement.`];
+      case "draw_declined": return [`${who} declines the draw; play goes on.`];
       case "turn_ended": return [`${who}'s turn ends; ${seatName(ev.next)} to play.`];
       default: {
         const rest = Object.entries(ev).filter(([k]) => k !== "type" && k !== "player");
@@ -426,6 +511,10 @@
     if (t === "close") return ["close the talon"];
     if (t === "exchange" && !m.discard) return ["exchange the trump jack"];
     if (t === "claim") return ["claim 66"];
+    // a draw by agreement (Russian Bank), when the game lists it
+    if (t === "offer_draw") return ["Offer a draw"];
+    if (t === "accept_draw") return ["Accept the draw"];
+    if (t === "decline_draw") return ["Decline the draw"];
     if (Array.isArray(m.claims)) {
       // who pressed first and how much later the others were (never the clock's raw milliseconds)
       const cs = m.claims.filter(isObj);
@@ -452,18 +541,26 @@
   }
   const moveText = (m, spoken) => textOf(moveWords(m), spoken);
 
-  function problemEl(p, heading) {
-    return el("div", { class: "problem-body" },
+  /* A problem: a refusal (it has a code) in a player's words, the code, the service's detail and the
+   * field paths in the details under it; a page-made problem (no code) as its title and detail. */
+  function problemEl(p, heading, move, open) {
+    if (!p.code) {
+      return el("div", { class: "problem-body" }, heading ? el("div", { class: "problem-head", text: heading }) : null,
+        el("div", { class: "code-less", text: p.title || "" }), p.detail ? el("div", { class: "detail", text: p.detail }) : null);
+    }
+    return el("div", { class: "problem-body", dataCode: p.code },
       heading ? el("div", { class: "problem-head", text: heading }) : null,
-      p.code ? el("div", {}, el("b", { class: "code", text: p.code }), p.title ? ` — ${p.title}` : "") : el("div", { class: "code-less", text: p.title || "" }),
-      p.detail ? el("div", { class: "detail", text: p.detail }) : null,
-      p.rule ? el("div", { class: "rule" }, "Rule: ", el("b", { text: p.rule })) : null,
-      p.errors ? el("ul", { class: "errors" }, Object.entries(p.errors).map(([k, v]) => el("li", {}, el("code", { text: k }), ": ", Array.isArray(v) ? v.join("; ") : wordsValue(v)))) : null);
+      el("p", { class: "player-words", title: p.code }, refusalWords(p, move)),
+      p.rule ? el("div", { class: "rule", title: p.rule }, "Rule: ", el("b", { text: ruleWords(p.rule) })) : null,
+      el("details", { class: "for-referee", open: !!open }, el("summary", { text: "The referee's words" }),
+        el("div", {}, el("b", { class: "code", text: p.code }), p.title ? ` — ${p.title}` : ""),
+        p.detail ? el("div", { class: "detail", text: p.detail }) : null,
+        p.errors ? el("ul", { class: "errors" }, Object.entries(p.errors).map(([k, v]) => el("li", {}, el("code", { text: k }), ": ", Array.isArray(v) ? v.join("; ") : wordsValue(v)))) : null));
   }
 
-  function showProblem(box, p, heading, action) {
+  function showProblem(box, p, heading, action, move) {
     if (!p) { box.hidden = true; box.replaceChildren(); return; }
-    box.replaceChildren(problemEl(p, heading));
+    box.replaceChildren(problemEl(p, heading, move));
     if (action) box.append(el("button", { type: "button", class: "retry", onclick: action.run }, action.label));
     box.hidden = false;
   }
@@ -651,6 +748,16 @@
       const lists = new Set(fields.filter(([, v]) => Array.isArray(v)).map(([k]) => k));
       for (const [key, v] of fields) {
         if (isCountKey(key) && (lists.has(countBase(key)) || lists.has(countBase(key) + "s"))) continue; // the cards are shown
+        if (isCountKey(key) && fields.some(([k]) => k === `${countBase(key)}_tops`)) continue; // drawn with its top card
+        if (/_tops$/.test(key) && (isCard(v) || v === null) && Array.isArray(state[key.replace(/_tops$/, "_counts")])) {
+          // a seat's face-up pile seen from outside (Snap, sealed): its top card and its size, once
+          const count = state[key.replace(/_tops$/, "_counts")][s];
+          const base = key.replace(/_tops$/, "");
+          box.append(el("div", { class: "field pile-field", dataField: key }, el("span", { class: "field-name", text: label(base + "s") }),
+            isCard(v) ? el("span", { class: "stack", dataCount: count }, cardRow([v], {}), el("span", { class: "pile-count", text: `×${count}` }))
+              : el("span", { class: "card slot", role: "img", "aria-label": "empty pile" })));
+          continue;
+        }
         if (inScores.has(key) && (typeof v !== "object" || v === null) && !["balances", "contrib"].includes(key)) continue;
         if (["balances", "contrib", "blinds", "stakes"].includes(key) && isInt(v)) { money.push(el("span", { class: `money ${key}` }, `${label(key)} `, el("b", { text: String(v) }))); continue; }
         const ctx = { owner: s };
@@ -686,13 +793,17 @@
       if (isCountKey(key) && Array.isArray(state[countBase(key)])) continue; // the pile itself is shown
       const base = key.replace(/_top$/, "");
       if (base !== key && Array.isArray(state[base]) && state[base].length) continue; // the pile is shown, its top with it
-      if (isCountKey(key) && isCard(state[`${countBase(key)}_top`])) continue; // drawn with its top card, below
+      const topOf = state[`${countBase(key)}_top`];
+      if (isCountKey(key) && (isCard(topOf) || isPlayed(topOf) || (topOf === null && isInt(v)))) continue; // drawn with its top card, below
       let f;
-      if (base !== key && isCard(v) && isInt(state[`${base}_count`])) {
+      const topCard = isCard(v) ? v : isPlayed(v) ? v.card : null; // a top card, or one played by a seat ({card, player})
+      if (base !== key && (topCard || v === null) && isInt(state[`${base}_count`])) {
         // one pile: its face-up top card and how many cards it holds (not two boxes both called "stock")
         const box = el("div", { class: "panel pilebox" + (base === "center" ? " main-pile" : ""), dataField: key },
           el("h2", { class: "pile-name", text: label(base === "center" ? "center_top" : `${base}_count`) }),
-          el("span", { class: "stack", dataCount: state[`${base}_count`] }, cardRow([v], {}), el("span", { class: "pile-count", text: `×${state[`${base}_count`]}` })));
+          el("span", { class: "stack", dataCount: state[`${base}_count`] }, topCard ? cardRow([topCard], {}) : el("span", { class: "card slot", role: "img", "aria-label": "empty pile" }),
+            el("span", { class: "pile-count", text: `×${state[`${base}_count`]}` }),
+            isPlayed(v) && Number.isInteger(v.player) ? el("span", { class: "who", text: `put by ${seatName(v.player)}` }) : null));
         into.table.append(box);
         continue;
       }
@@ -824,6 +935,9 @@
     if (location.hash.startsWith("#desk=")) desk.fromLink(location.hash.slice(6));
     else await table.restore();
     window.addEventListener("hashchange", () => { if (location.hash.startsWith("#desk=")) desk.fromLink(location.hash.slice(6)); });
+    // every tab of this page shows the one game this device keeps: a move, a hot-seat switch or a
+    // new game in one tab is taken up by the others (and never overwritten by an older copy)
+    window.addEventListener("storage", (e) => { if (e.key === STORE) table.sync(); });
   }
 
   const tabs = {
@@ -913,10 +1027,39 @@
     dec(text) { const s = atob(text.replace(/-/g, "+").replace(/_/g, "/")); return new TextDecoder().decode(Uint8Array.from(s, (c) => c.charCodeAt(0))); },
   };
 
+  /* The game this device keeps (local storage, shared by every tab of the page), or null. */
+  function readStored() {
+    try { const t = localStorage.getItem(STORE); const data = t ? J.parse(t) : null; return isObj(data) && data.v === 1 ? data : null; } catch (err) { return null; }
+  }
+
+  /* Two holders (the table, a saved game, a link's game) of one match: one game and one deal (open
+   * mode: the same request; sealed mode: the same table key, which new gave once). */
+  function sameMatch(a, b) {
+    const gid = (x) => (typeof x.game === "string" ? x.game : x.game && x.game.id);
+    if (!a || !b || gid(a) !== gid(b)) return false;
+    if (app.sealed) return !!a.tableKey && a.tableKey === b.tableKey;
+    return !!a.request && J.stringify(a.request) === J.stringify(b.request);
+  }
+
+  /* The game hot-seat holds on this device, from any tab: follow the turn on, the game not over. */
+  function heldGame() {
+    const data = readStored();
+    if (!data || !data.follow || !isObj(data.env) || data.env.status === "finished" || !!data.sealed !== app.sealed) return null;
+    return realtimeOf(app.byId[data.game]) ? null : data;
+  }
+
+  /* Whether a log replays the deal of the game hot-seat holds (its seed, or its deck). */
+  function dealOfHeldGame(gameId, body) {
+    const held = heldGame();
+    if (!held || held.game !== gameId || !isObj(body) || !isObj(held.request)) return false;
+    const same = (k) => body[k] !== undefined && held.request[k] !== undefined && J.stringify(body[k]) === J.stringify(held.request[k]);
+    return same("seed") || same("deck");
+  }
+
   const table = {
     game: null, request: null, env: null, full: null, token: null, seatKeys: [], tableKey: null,
     viewer: null, shown: null, moves: [], log: [], history: [], picking: null, selected: null,
-    revealed: null, busy: false, current: Promise.resolve(), claims: [], claimTimer: null, retry: null,
+    revealed: null, busy: false, current: Promise.resolve(), claims: [], claimTimer: null, retry: null, rev: 0,
 
     init() {
       $("new-form").addEventListener("submit", (e) => { e.preventDefault(); this.start(); });
@@ -1001,8 +1144,10 @@
       $("follow").disabled = !!this.realtime();
       if (locked) {
         $("link-box").hidden = true;
-        if (location.hash.startsWith("#game=")) history.replaceState(null, "", location.pathname); // the address held every seat's cards
-        if (desk.fromTable) desk.reset();
+        if (location.hash.startsWith("#game=") || location.hash.startsWith("#desk=")) history.replaceState(null, "", location.pathname); // the address held every seat's cards
+        // the seed or deck typed in the form deals every hand of this game: the next seat must not read it there
+        $("seed").value = ""; $("deck").value = "";
+        desk.forget(this.game.id, this.request);
       }
       const note = $("hotseat-note");
       const g = this.game ? this.game.name : "This game";
@@ -1048,7 +1193,7 @@
       this.game = g;
       this.request = body;
       delete $("move-json").dataset.touched;
-      this.moves = []; this.log = []; this.history = []; this.picking = null; this.selected = null;
+      this.moves = []; this.log = []; this.history = []; this.picking = null; this.selected = null; this.rev = 0;
       this.env = res.data;
       this.full = app.sealed ? null : res.data.state;
       this.token = res.data.token || null;
@@ -1056,7 +1201,8 @@
       this.tableKey = res.data.table_key || null;
       const n = seatCount(res.data);
       this.shownViewer = undefined;
-      const entry = { kind: "new", seq: 0, title: `New game of ${g.name}` + (body.seed !== undefined ? ` (seed ${body.seed})` : deck ? " (fixed deck)" : ""), ev: {} };
+      // the seed deals every hand: the log names it only while no hot-seat holds the game (drawLog)
+      const entry = { kind: "new", seq: 0, title: `New game of ${g.name}`, seed: body.seed !== undefined ? String(body.seed) : null, fixedDeck: !!deck, ev: {} };
       entry.ev[app.sealed ? "p" : "t"] = res.data.events;
       if (!app.sealed) {
         const views = await Promise.all(Array.from({ length: n }, (_, s) => api("POST", `/v1/games/${g.id}/new?as=${s}`, body)));
@@ -1068,6 +1214,7 @@
       this.revealed = null;
       this.fillViewers(n);
       $("setup").open = false;
+      this.save(); // kept at once: a reload or a second tab finds the new game, not the last one
       await this.afterMove(true);
       // counted once the new game is drawn (or its pass screen is up): a signal that the page shows it
       document.body.dataset.games = String(Number(document.body.dataset.games || 0) + 1);
@@ -1217,7 +1364,8 @@
         buttons.append(this.moveControl(m, multiSeat));
       }
       box.append(buttons);
-      if (claim) box.append(this.claimPad(env, claim));
+      // the claim keys first: what the other moves of this view are (a flip comes and goes) never moves them
+      if (claim) box.prepend(this.claimPad(env, claim));
       if (this.picking) this.drawPicking();
       if (this.selected) this.drawTargets();
     },
@@ -1437,10 +1585,10 @@
         if (!res.ok) {
           if (res.network) { this.netFailure(res, `Your move was not judged: ${moveText(move)}`, () => this.send(move, how)); return; }
           showProblem($("netproblem"), null);
-          showProblem($("problem"), res.data, `Refused: ${moveText(move)}${actor !== null ? " by seat " + actor : ""}`);
+          showProblem($("problem"), res.data, `Refused: ${moveText(move)}${actor !== null ? " by seat " + actor : ""}`, null, move);
           this.log.push({ kind: "refused", move, actor, problem: res.data, viewers: actor === null ? null : [actor] });
           this.drawLog(); this.save();
-          announce(`Refused: ${res.data.title || res.data.code}. ${res.data.detail || ""}`);
+          announce(`Refused: ${refusalWords(res.data, move)}`);
           return;
         }
         this.clearErrors();
@@ -1491,15 +1639,26 @@
         const seen = new Set();
         (events || []).forEach((ev) => JSON.stringify(ev, (k, v) => { if (isCard(v)) seen.add(v); return typeof v === "bigint" ? String(v) : v; }));
         const showMove = (m) => (this.viewer === null && !app.sealed) || e.actor === this.viewer ? m : redactMove(m, seen);
-        const head = e.kind === "new" ? el("b", { text: e.title })
+        const head = e.kind === "new" ? el("b", { text: this.newGameTitle(e) })
           : el("b", {}, e.actor !== null && e.actor !== undefined ? `${cap(seatName(e.actor))}: ` : "", moveWords(showMove(e.move)));
         items.push(el("li", { class: e.kind === "refused" ? "refused" : "", dataSeq: e.kind === "refused" ? null : e.seq, dataViewer: vk },
           el("span", { class: "seq", text: e.kind === "refused" ? "✗" : `#${e.seq}` }), " ", head,
-          e.kind === "refused" ? el("div", { class: "log-problem" }, `Refused (${e.problem.code || e.problem.title})`, e.problem.rule ? `, ${e.problem.rule}` : "", e.problem.detail ? `: ${e.problem.detail}` : "") : null,
+          e.kind === "refused" ? el("div", { class: "log-problem", title: [e.problem.code, e.problem.detail].filter(Boolean).join(": "), dataCode: e.problem.code || "" },
+            `Refused: ${refusalWords(e.problem, e.move)}`, e.problem.rule ? ` (${ruleWords(e.problem.rule)})` : "") : null,
           events && events.length ? el("div", { class: "events" }, events.map(eventEl)) : null,
           hidden ? el("small", { class: "muted", text: "(cards of this deal's shuffle are hidden in this view)" }) : null));
       }
       $("log").replaceChildren(...items);
+    },
+
+    /* "New game of Schnapsen (seed 7)": the seed (or the deck) deals every hand, so while hot-seat
+     * holds the game it is held back, and said to be; an older saved log wrote it into the title. */
+    newGameTitle(e) {
+      const seed = e.seed ?? (/ \(seed (-?\d+)\)$/.exec(e.title || "") || [])[1] ?? null;
+      const title = String(e.title || "").replace(/ \((seed -?\d+|fixed deck)\)$/, "");
+      if (seed === null && !e.fixedDeck) return title;
+      if (this.locked()) return `${title} (${seed !== null ? "its seed" : "its deck"} is shown once the game is over)`;
+      return `${title} (${seed !== null ? `seed ${seed}` : "fixed deck"})`;
     },
 
     drawSummary() {
@@ -1531,14 +1690,27 @@
     },
 
     snapshot() {
-      return { v: 1, sealed: app.sealed, game: this.game.id, request: this.request, full: this.full, token: this.token, seatKeys: this.seatKeys,
+      return { v: 1, rev: this.rev, sealed: app.sealed, game: this.game.id, request: this.request, full: this.full, token: this.token, seatKeys: this.seatKeys,
         tableKey: this.tableKey, moves: this.moves, log: this.log.slice(-200), history: this.history.slice(-20), viewer: this.viewer,
         revealed: this.revealed, follow: $("follow").checked, env: this.env };
     },
 
+    /* One table per device: the game is kept in local storage, which every tab of this page shares.
+     * A tab that is behind (another tab moved, or turned hot-seat off) does not overwrite the newer
+     * record: it takes it up instead (see sync), so a note in the log is never lost. */
     save() {
       if (!this.game) return;
+      const stored = readStored();
+      if (stored && sameMatch(stored, this) && isInt(stored.rev) && Number(stored.rev) > this.rev) { this.sync(); return; }
+      this.rev += 1;
       try { localStorage.setItem(STORE, J.stringify(this.snapshot())); } catch (err) { /* storage full or off: the game goes on */ }
+    },
+
+    /* Another tab of this page saved the game: show what it saved (its moves, its log, its hot-seat). */
+    async sync() {
+      const stored = readStored();
+      if (!stored || (this.game && sameMatch(stored, this) && Number(stored.rev || 0) <= this.rev)) return;
+      await this.restore({ stored: true });
     },
 
     link() {
@@ -1553,13 +1725,23 @@
       $("link-box").hidden = false;
     },
 
-    async restore() {
-      let data = null, from = "storage";
-      if (location.hash.startsWith("#game=")) {
+    async restore(how) {
+      how = how || {};
+      let data = null, from = "storage", held = null;
+      if (!how.stored && location.hash.startsWith("#game=")) {
         try { data = J.parse(b64.dec(location.hash.slice(6))); from = "link"; } catch (err) { showProblem($("problem"), { title: "This link holds no game", detail: "The address does not carry a game this page can read." }); $("play-area").hidden = false; }
+        const lock = heldGame();
+        if (data && lock) {
+          history.replaceState(null, "", location.pathname); // the address must not hold the hands hot-seat hides
+          // hot-seat holds a game on this device: a link (made before, or of this very game) cannot show its hands
+          held = sameMatch(lock, data) ? "This link is of the game this device is playing in hot-seat: it opens as hot-seat shows it, one seat at a time."
+            : "This device is playing another game in hot-seat: a link opens once that game is over, or once “follow the turn” is off there.";
+          data = null;
+        }
       }
-      if (!data) { try { const t = localStorage.getItem(STORE); if (t) data = J.parse(t); } catch (err) { data = null; } }
+      if (!data) data = readStored();
       if (!isObj(data) || data.v !== 1 || !app.byId[data.game] || !!data.sealed !== app.sealed) return;
+      this.rev = isInt(data.rev) ? Number(data.rev) : 0;
       this.game = app.byId[data.game];
       this.request = data.request; this.full = data.full; this.token = data.token; this.seatKeys = data.seatKeys || []; this.tableKey = data.tableKey;
       this.moves = data.moves || []; this.log = data.log || []; this.history = data.history || [];
@@ -1573,13 +1755,20 @@
         return;
       }
       this.env = res.data;
+      if (held) showProblem($("problem"), { title: "Hot-seat holds the game on this device", detail: held });
       if (from === "link" && !this.log.length) this.log.push({ kind: "new", seq: (res.data.state || {}).seq, title: `Game of ${this.game.name} opened from a link`, ev: { p: [] } });
       $("game").value = this.game.id;
       buildForm();
       this.fillViewers(seatCount(res.data));
       $("setup").open = false;
-      announce(`Resumed the game of ${this.game.name}. ${this.turnWords()}`);
-      await this.afterMove(true);
+      if (from === "link") {
+        // the link's game becomes the one this device keeps (a newer record of the same match stays newer)
+        const stored = readStored();
+        this.rev = stored && sameMatch(stored, data) && isInt(stored.rev) ? Number(stored.rev) : 0;
+        this.save();
+      }
+      if (!how.stored) announce(`Resumed the game of ${this.game.name}. ${this.turnWords()}`);
+      await this.afterMove(!how.stored);
     },
   };
 
@@ -1653,12 +1842,26 @@
 
     lastStep() { return this.verdict ? this.verdict.moves_legal : 0; },
 
+    /* Hot-seat took the table's game: whatever the desk holds of its deal (the log sent from the
+     * table, a judgement of it) goes, since it shows every hand. */
+    forget(gameId, request) {
+      let body = null;
+      try { body = J.parse($("desk-body").value); } catch (err) { body = null; }
+      const same = (k) => isObj(body) && isObj(request) && body[k] !== undefined && J.stringify(body[k]) === J.stringify(request[k]);
+      const holds = this.fromTable || (this.game === gameId && this.request && ["seed", "deck"].some((k) => this.request[k] !== undefined && J.stringify(this.request[k]) === J.stringify(request[k])));
+      if (holds || (($("desk-game").value === gameId || (isObj(body) && body.game === gameId)) && (same("seed") || same("deck")))) {
+        this.reset();
+        $("desk-body").value = "";
+      }
+    },
+
     /* Nothing of the last judgement stays: verdict, notice, board, moves, events, share links. */
     reset() {
       this.gen += 1;
       this.verdict = null; this.record = null; this.request = null; this.moves = []; this.step = 0; this.fromTable = false;
       this.steps.clear();
       showProblem($("desk-problem"), null);
+      delete $("desk-problem").dataset.held;
       const box = $("verdict");
       box.replaceChildren();
       box.classList.remove("bad");
@@ -1692,6 +1895,13 @@
       if (isObj(body.request) && typeof body.game === "string") { this.load(body.game, body.request); body = body.request; }
       const record = isObj(body.record) ? body.record : (body.signature !== undefined && (body.fairness !== undefined || body.match_id !== undefined) ? body : null);
       if (record) { await this.runRecord(record, gen); return; }
+      const gameOf = typeof body.game === "string" ? body.game : $("desk-game").value;
+      if (dealOfHeldGame(gameOf, body)) {
+        this.fail("Held back: this game is being played in hot-seat",
+          "This log replays the deal of the game this device is playing in hot-seat, so judging it would show every seat's hand. The desk judges it once the game is over, or once “follow the turn” is off at the table (the log then says so).");
+        $("desk-problem").dataset.held = "1";
+        return;
+      }
       if (!Array.isArray(body.moves)) { this.fail("This log has no moves", 'A move log needs "moves": a list of moves, e.g. [{"type": "play", "player": 1, "card": "QS"}].'); return; }
       let note = null;
       if (typeof body.game === "string") {
@@ -1804,7 +2014,7 @@
         const sig = code === "bad_signature" ? false : null, com = code === "bad_commitment" ? false : null;
         // only the refusal: no board, no moves, no links (they would be another judgement's)
         $("desk-result").hidden = false;
-        checks.replaceChildren(el("h2", { text: "This record does not verify" }), this.checksEl(sig, com, null), this.keyEl(record), problemEl(res.data));
+        checks.replaceChildren(el("h2", { text: "This record does not verify" }), this.checksEl(sig, com, null), this.keyEl(record), problemEl(res.data, null, null, true));
         checks.classList.add("bad");
         checks.dataset.firstIllegal = "record";
         checks.dataset.signature = sig === false ? "bad" : "unknown";
@@ -1850,7 +2060,7 @@
       box.replaceChildren(el("h2", { text: fi ? `Illegal move at index ${fi.index}` : "Every move is legal" }),
         el("p", {}, `${v.moves_legal} of ${v.moves_total} moves legal`, after > 0 ? `; the ${after} move${after === 1 ? "" : "s"} after the illegal one ${after === 1 ? "is" : "are"} not judged` : "", ". Final position: ", ...statusText(v.final)));
       box.classList.toggle("bad", !!fi);
-      if (fi) box.append(problemEl(fi.error, `Move ${fi.index}: `), el("p", {}, "The move: ", moveWords(fi.move), Number.isInteger(fi.move.player) ? ` by seat ${fi.move.player}` : ""));
+      if (fi) box.append(problemEl(fi.error, `Move ${fi.index}: `, fi.move, true), el("p", {}, "The move: ", moveWords(fi.move), Number.isInteger(fi.move.player) ? ` by seat ${fi.move.player}` : ""));
       box.dataset.firstIllegal = fi ? String(fi.index) : "";
       const list = $("steps");
       const stepBtn = (step, ...content) => el("button", { type: "button", class: "step-btn", onclick: () => this.go(step) }, ...content);
