@@ -1078,6 +1078,24 @@
         showTab("desk");
         desk.run();
       });
+      $("record-save").addEventListener("click", () => {
+        const record = this.recordOf();
+        if (!record) return;
+        const url = URL.createObjectURL(new Blob([J.stringify(record, 1)], { type: "application/json" }));
+        const a = el("a", { href: url, download: `referee-${record.game}-${record.match_id}-record.json`, hidden: true });
+        document.body.append(a);
+        a.click();
+        a.remove();
+        setTimeout(() => URL.revokeObjectURL(url), 1000);
+        announce("The signed record was saved as a file.");
+      });
+      $("record-judge").addEventListener("click", () => {
+        const record = this.recordOf();
+        if (!record) return;
+        desk.loadRecord(record);
+        showTab("desk");
+        desk.run();
+      });
       $("undo").addEventListener("click", () => this.undo());
       $("link").addEventListener("click", () => this.link());
       $("pass-go").addEventListener("click", () => this.reveal());
@@ -1128,6 +1146,13 @@
       if (on) this.afterMove(); else { this.syncControls(); if ($("pass-screen").hidden) this.drawLog(); }
     },
 
+    /* A finished sealed match's signed record (docs/fair-play.md), kept by the referee's last answer;
+     * null while the match goes on, in open mode, and once the referee no longer keeps the record. */
+    recordOf() {
+      const env = this.env;
+      return app.sealed && env && env.status === "finished" && isObj(env.record) ? env.record : null;
+    },
+
     /* The controls as the mode allows them: the viewer box always names the view being shown. */
     syncControls() {
       const locked = this.locked();
@@ -1139,6 +1164,9 @@
       }
       sel.value = this.viewer === null ? "" : String(this.viewer);
       $("to-desk").disabled = locked;
+      const record = this.recordOf();
+      $("record-save").hidden = !record;
+      $("record-judge").hidden = !record;
       $("link").disabled = locked;
       $("undo").disabled = !this.canUndo();
       $("follow").disabled = !!this.realtime();
@@ -1824,6 +1852,13 @@
     load(gameId, request) {
       if (app.byId[gameId]) $("desk-game").value = gameId;
       $("desk-body").value = J.stringify(request, 1);
+      this.fromTable = false;
+    },
+
+    /* A signed record from the table: judged as any record is (signature, commitment, replay). */
+    loadRecord(record) {
+      if (app.byId[record.game]) $("desk-game").value = record.game;
+      $("desk-body").value = J.stringify({ record }, 1);
       this.fromTable = false;
     },
 
