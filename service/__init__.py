@@ -1,6 +1,9 @@
 """Card Referee: a stateless HTTP referee for traditional card games.
 
-``create_app`` is the one entry point (``gunicorn 'service:create_app()'``).
+Installed as the import package ``card_referee`` (the checkout's folder ``service/``).
+``create_app()`` builds the Flask app (``card-referee serve`` runs it under gunicorn with the
+settings of ``card_referee.gunicorn_conf``); ``card_referee.engines`` and ``card_referee.referee``
+are the rules engines and the referee in-process (docs/library.md).
 """
 
 from __future__ import annotations

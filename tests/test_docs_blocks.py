@@ -121,6 +121,7 @@ BLOCKS: dict[tuple[str, str], str] = {
     ("docs/library.md", ">>> from card_referee.engines import ENGINES, find"): "tests/test_library_doc.py (doctest)",
     ("docs/library.md", ">>> from card_referee.cards.shuffle import deal_deck"): "tests/test_library_doc.py (doctest)",
     ("docs/library.md", ">>> from card_referee.engines.base import IllegalMove"): "tests/test_library_doc.py (doctest)",
+    ("docs/library.md", ">>> import dataclasses"): "tests/test_library_doc.py (doctest: a whole match, next_deal completed)",
     ("docs/library.md", ">>> mine = schnapsen.view(after, 0)"): "tests/test_library_doc.py (doctest)",
     ("docs/library.md", ">>> from card_referee.schemas import SCHEMAS"): "tests/test_library_doc.py (doctest)",
     ("docs/library.md", ">>> from cryptography.fernet import Fernet"): "tests/test_library_doc.py (doctest)",

@@ -41,3 +41,31 @@ def test_find_with_a_literal_id_gives_the_games_own_types(tmp_path: Path) -> Non
     errors = [line for line in done.stdout.splitlines() if ": error:" in line]
     assert len(errors) == 1, done.stdout + done.stderr  # the typed uses pass ...
     assert "typed_use.py:12:" in errors[0] and 'variable has type "int"' in errors[0], errors  # ... and a move is no int
+
+
+def _page_examples() -> str:
+    """docs/library.md's doctest examples, as one script."""
+    import doctest
+
+    text = (REPO / "docs" / "library.md").read_text(encoding="utf-8")
+    return "".join(example.source for example in doctest.DocTestParser().get_examples(text))
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, reason="issue 33 item 3, not done: view() is Mapping[str, object], so mine['hand'] is untyped "
+                   "(views, envelopes and events are not typed records yet)")
+def test_the_library_page_is_clean_under_mypy_strict(tmp_path: Path) -> None:
+    """docs/library.md's examples under ``mypy --strict``, ``card_referee`` seen as a static path (the
+    checkout's ``service/`` linked under that name, as a strict editable install lays it out)."""
+    (tmp_path / "path").mkdir()
+    (tmp_path / "path" / "card_referee").symlink_to(REPO / "service")
+    example = tmp_path / "library_page.py"
+    example.write_text(_page_examples())
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent", "--no-incremental",
+         "--cache-dir", str(tmp_path / "cache"), str(example)],
+        cwd=tmp_path, env=tool_env({"MYPYPATH": str(tmp_path / "path")}), capture_output=True, text=True, timeout=300,
+        check=False,
+    )
+    errors = [line for line in done.stdout.splitlines() if ": error:" in line]
+    assert errors == [], done.stdout + done.stderr

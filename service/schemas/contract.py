@@ -26,7 +26,7 @@ from typing import Any, Final
 from .moves import components
 from .wrappers import enums, options, state_components, wrappers
 
-__all__ = ["generated", "generated_sections", "render", "rewrite", "written"]
+__all__ = ["ADDED", "generated", "generated_sections", "problem_codes", "render", "rewrite", "written"]
 
 
 
@@ -127,10 +127,11 @@ def _render_section(document: str, heading: str, wanted: Mapping[str, Any]) -> s
         else:
             blocks.append((None, [line]))
     present = {name for name, _ in blocks}
-    missing = sorted(set(wanted) - present)
-    if missing:
-        raise ValueError(f"openapi.yaml has no {heading.strip()} entry {missing[0]} to rewrite: add a line "
-                         f"`{indent}{missing[0]}: {{}}` where it belongs")
+    missing = [name for name in wanted if name not in present]
+    if missing:  # a new game's entries: written after the section's last generated one, in the declarations' order
+        last = max((i for i, (name, _) in enumerate(blocks) if name in wanted), default=len(blocks) - 1)
+        blocks[last + 1:last + 1] = [(name, []) for name in missing]
+        ADDED.extend(f"{heading.strip()} {name}" for name in missing)
     out = lines[:start]
     for name, block in blocks:
         out.append(_dump(name, wanted[name], indent) if name is not None and name in wanted else "".join(block))
@@ -138,18 +139,79 @@ def _render_section(document: str, heading: str, wanted: Mapping[str, Any]) -> s
     return "".join(out)
 
 
+ADDED: Final[list[str]] = []
+"""The entries the writers added to openapi.yaml in this process (a new game's), each as ``"<section>:
+<name>"``: ``rewrite`` reports them all at once."""
+
+
 def render(document: str, wanted: Mapping[str, Any], section: str = "schemas") -> str:
     """``document`` (openapi.yaml's text) with each entry of ``wanted`` rewritten in place in
-    ``section`` (``schemas``, ``parameters``, ``paths`` or ``examples``). Raises ValueError if one of them is
-    not in the document's section."""
+    ``section`` (``schemas``, ``parameters``, ``paths`` or ``examples``). An entry the section does
+    not hold yet (a new game's) is added after the section's last generated entry, and listed in
+    ``ADDED``."""
     return _render_section(document, _SECTIONS[section], wanted)
 
 
+def _known_list(document: str, component: str, indent: str, values: list[str]) -> str:
+    """``document`` with the block list ``x-enum-known`` (at ``indent``) of the hand-written
+    component ``component`` made ``values``."""
+    lines = document.splitlines(keepends=True)
+    at = lines.index(f"    {component}:\n")
+    key = next(i for i in range(at + 1, len(lines)) if lines[i] == f"{indent}x-enum-known:\n")
+    if any(re.match(r"^    \S", line) for line in lines[at + 1:key]):
+        raise ValueError(f"openapi.yaml: {component} has no x-enum-known list at its indent")
+    end = key + 1
+    while end < len(lines) and lines[end].startswith(f"{indent}- "):
+        end += 1
+    lines[key + 1:end] = [f"{indent}- {value}\n" for value in values]
+    return "".join(lines)
+
+
+def _tags(document: str) -> str:
+    """``document`` with one tag per game under ``tags`` (``Play <name>.``), a new game's after the
+    last game's."""
+    from . import SCHEMAS
+
+    lines = document.splitlines(keepends=True)
+    start = lines.index("tags:\n") + 1
+    end = next(i for i in range(start, len(lines)) if not lines[i].startswith("- "))
+    tag = re.compile(r"^- \{name: ([a-z_-]+),")
+    wanted = {game: f"- {{name: {game}, description: Play {codec.engine.NAME}.}}\n" for game, codec in SCHEMAS.items()}
+    found = {m.group(1): i for i in range(start, end) if (m := tag.match(lines[i]))}
+    last = max((found[g] for g in wanted if g in found), default=start - 1)
+    for game, line in wanted.items():
+        if game in found:
+            lines[found[game]] = line
+    new = [line for game, line in wanted.items() if game not in found]
+    ADDED.extend(f"tags: {game}" for game, _ in wanted.items() if game not in found)
+    lines[last + 1:last + 1] = new
+    return "".join(lines)
+
+
+def problem_codes(document: str) -> list[str]:
+    """Every code of this version, one family after another: ``HttpProblemCode`` and
+    ``RulesProblemCode`` (written by hand in openapi.yaml), every game's own (``GameInfo.codes``)
+    and ``RecordProblemCode``: ``ProblemCode``'s ``x-enum-known``, derived, never kept by hand."""
+    from . import SCHEMAS
+
+    yaml = importlib.import_module("yaml")
+    schemas = yaml.safe_load(document)["components"]["schemas"]
+    families = [schemas["HttpProblemCode"]["enum"], schemas["RulesProblemCode"]["enum"],
+                *(codec.engine.GAME.codes for codec in SCHEMAS.values()), schemas["RecordProblemCode"]["enum"]]
+    return list(dict.fromkeys(code for family in families for code in family))
+
+
 def written(document: str) -> str:
-    """``document`` with every generated entry rewritten: schemas, parameters and paths."""
+    """``document`` with every generated entry rewritten: schemas, parameters and paths, the games'
+    tags, and the lists derived from the registry: ``GameEntry.id``'s and ``ProblemCode``'s
+    ``x-enum-known``."""
+    from . import SCHEMAS
+
     for section, wanted in generated_sections().items():
         document = render(document, wanted, section)
-    return document
+    document = _tags(document)
+    document = _known_list(document, "GameEntry", "          ", list(SCHEMAS))
+    return _known_list(document, "ProblemCode", "      ", problem_codes(document))
 
 
 def rewrite(argv: list[str], write: Callable[[str], str], differs: str) -> int:
@@ -168,6 +230,8 @@ def rewrite(argv: list[str], write: Callable[[str], str], differs: str) -> int:
     if after != before:
         path.write_text(after, encoding="utf-8")
         print(f"{path}: rewritten")
+    if ADDED:
+        print(f"{path}: added {len(ADDED)} entries a game needed: " + ", ".join(ADDED))
     return 0
 
 

@@ -438,13 +438,15 @@ def options(contract: Contract) -> dict[str, Any]:
 
 def enums(contract: Contract) -> dict[str, Any]:
     """The game's ``<Game>Phase`` (the engine's ``Phase`` values), ``<Game>ProblemCode`` (its
-    ``GameInfo.codes``) and ``<Game>RulesVersion`` (its state's edition; the records of the games
-    with ``rules_version=False`` name theirs as any string)."""
+    ``GameInfo.codes``; none for a game with no codes of its own: an empty ``enum`` is no schema a
+    client generator accepts) and ``<Game>RulesVersion`` (its state's edition; the records of the
+    games with ``rules_version=False`` name theirs as any string)."""
     game = contract.moves.game
     engine = ENGINES[game.game_id]
     P = contract.moves.prefix
     out: dict[str, Any] = {P + "Phase": {"type": "string", "enum": [phase.value for phase in engine.Phase]}}
     short = game.name.partition(" (")[0]  # the name without its gloss: "Bragging"
-    out[P + "ProblemCode"] = {"description": f"{short}'s own codes (§8), all 422.", "type": "string", "enum": list(game.codes)}
+    if game.codes:
+        out[P + "ProblemCode"] = {"description": f"{short}'s own codes (§8), all 422.", "type": "string", "enum": list(game.codes)}
     out[P + "RulesVersion"] = {"type": "string", "enum": [game.rules_version]}
     return out
