@@ -75,3 +75,18 @@ def test_a_finished_sealed_match_goes_from_the_table_to_the_desk_with_its_record
     assert "the replay ends as the record says" in checks.inner_text()
     assert json.loads(p.input_value("#desk-body")) == {"record": record}
     assert sealed_page.axe("the desk with the table's record") == []
+
+
+def test_the_stall_option_ends_a_russian_bank_game_from_the_form(page: Page) -> None:
+    """The house option `stall_limit` (russian_bank.md §7.5), set in the new-game form: a flip makes
+    no progress, so with a limit of 1 the first flip ends the game drawn, and the table says so."""
+    p = page.open()
+    p.select_option("#game", "russian_bank")
+    p.fill("#options [data-option='stall_limit']", "1")
+    p.click("#start")
+    p.wait_for_selector("body[data-games='1']")
+    _draw_move(p, "flip")
+    expect(p.locator("#status-line")).to_contain_text("finished")
+    log = p.inner_text("#log")
+    assert "too many moves in a row without progress (the stall limit)" in log, log
+    assert _button(p, "offer_draw").count() == 0 and p.locator("#moves .move-btn").count() == 0
