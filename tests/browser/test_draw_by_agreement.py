@@ -39,6 +39,15 @@ def test_draw_moves_are_buttons_in_words_and_their_events_sentences(page: Page) 
     _draw_move(p, "offer_draw")
     assert {_button(p, t).inner_text() for t in ("accept_draw", "decline_draw")} == {WORDS["accept_draw"], WORDS["decline_draw"]}
     assert _button(p, "offer_draw").count() == 0  # only an answer while the offer waits
+    answerer = json.loads(_button(p, "accept_draw").get_attribute("data-move"))["player"]
+    # any other move of the answering seat is refused, in words (the code kept for who wants it)
+    if not p.locator("details:has(#move-json)").evaluate("d => d.open"):
+        p.click("details:has(#move-json) > summary")
+    p.fill("#move-json", json.dumps({"type": "flip", "player": answerer}))
+    p.click("#send-move")
+    problem = p.locator("#problem")
+    expect(problem.locator(".player-words")).to_have_text("A draw has been offered: accept it or decline it first.")
+    assert problem.locator("[data-code='draw_offer_pending']").count() == 1
     expect(p.locator("#log")).to_contain_text("offers a draw")
     _draw_move(p, "decline_draw")
     expect(p.locator("#log")).to_contain_text("declines the draw; play goes on")
