@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, cast
 
 import orjson
 
@@ -56,6 +56,9 @@ from .replay import begin_sealed, replay_log, sealed_deal
 from .schemas import SCHEMAS, GameCodec
 from .schemas.common import parse_deck, to_wire
 from .sealing import MAX_TOKEN_CHARS, TABLE, BadToken, Match, Sealer, TokenTooLarge, chain_start, token_chars
+
+if TYPE_CHECKING:
+    from .typed import CheckResult, Envelope
 
 __all__ = ["TO_MOVE", "Caller", "Referee", "Table", "now_ms", "pad_target"]
 
@@ -250,15 +253,15 @@ class Referee:
 
     # --- the operations ---------------------------------------------------------------------
 
-    def new(self, game_id: str, body: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
+    def new(self, game_id: str, body: Mapping[str, object], caller: Caller) -> Envelope:
         """Start a game from a ``new`` body (``{players?, options?, deck?, seed?}``): the envelope
         (HTTP 201), sealed with the seat and table keys."""
         engine, codec = self.game(game_id)
         table, events = Table.create(self, engine, codec, body, caller)
         table.view_as()
-        return table.answer(events, keys=True)
+        return cast("Envelope", table.answer(events, keys=True))
 
-    def state(self, game_id: str, body: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
+    def state(self, game_id: str, body: Mapping[str, object], caller: Caller) -> Envelope:
         """The envelope for a ``{state or token}``; nothing applied. Sealed with a ledger, an older
         token of the match *resumes* it: the answer is the current position (as the caller may see
         it) and a current token, rebuilt from the moves the ledger keeps (``Table.catch_up``)."""
@@ -266,9 +269,9 @@ class Referee:
         table = Table.begin(self, engine, codec, body, caller, superseded=True)
         if table.superseded:
             table.catch_up()
-        return table.answer([])
+        return cast("Envelope", table.answer([]))
 
-    def move(self, game_id: str, body: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
+    def move(self, game_id: str, body: Mapping[str, object], caller: Caller) -> Envelope:
         """Apply ``body["move"]`` to ``{state or token}``: the new envelope, or a refusal raised.
 
         Sealed with a ledger, a move is applied exactly once: the same move sent again with the
@@ -277,26 +280,28 @@ class Referee:
         that token is 409 ``token_superseded``."""
         engine, codec = self.game(game_id)
         table = Table.begin(self, engine, codec, body, caller, superseded=True)
+        raw: Any = body["move"]
         if not table.superseded:
-            move = table.move(body["move"])
+            move = table.move(raw)
             new_state, events = engine.step(table.state, move)
             if table.accept(move, new_state):
-                return table.answer(events)
+                return cast("Envelope", table.answer(events))
             # another request from this token was recorded first: judged as a retry of it
             table = Table.begin(self, engine, codec, body, caller, superseded=True)
-        return table.retry(body["move"])
+        return cast("Envelope", table.retry(raw))
 
-    def check(self, game_id: str, body: Mapping[str, Any], caller: Caller) -> dict[str, Any]:
+    def check(self, game_id: str, body: Mapping[str, object], caller: Caller) -> CheckResult:
         """Whether ``body["move"]`` is legal: ``{"legal": true}`` or ``{"legal": false, "error"}``;
         nothing applied (a move that cannot be parsed, or sent with the wrong key, is raised)."""
         engine, codec = self.game(game_id)
         table = Table.begin(self, engine, codec, body, caller)
-        move = table.move(body["move"])
+        raw: Any = body["move"]
+        move = table.move(raw)
         try:
             engine.step(table.state, move)
         except RulesError as exc:
             self._refused(exc)
-            return {"legal": False, "error": rules_problem(exc, body["move"])}
+            return cast("CheckResult", {"legal": False, "error": rules_problem(exc, raw)})
         return {"legal": True}
 
     def replay(self, game_id: str, body: Mapping[str, Any], caller: Caller) -> dict[str, Any]:

@@ -4,10 +4,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Final, Literal, overload
+from typing import TYPE_CHECKING, Final, Literal, overload
 
 from . import bragging, california_jack, russian_bank, schnapsen, seven_up, slapjack, snap, stukolka, yukon
-from .base import AnyEngine, Engine, SealedEngine
+from .base import AnyEngine, Engine, SealedEngine, ViewedEngine  # noqa: F401 (Engine: a game without a typed view, adding-a-game.md)
+
+if TYPE_CHECKING:
+    from ..typed import (
+        BraggingEngineView,
+        CaliforniaJackEngineView,
+        RussianBankEngineView,
+        SchnapsenEngineView,
+        SevenUpEngineView,
+        SnapEngineView,
+        StukolkaEngineView,
+        YukonEngineView,
+    )
 
 __all__ = ["ENGINES", "UnknownGame", "find"]
 
@@ -22,16 +34,16 @@ class UnknownGame(LookupError):
 
 # Each module checked against the protocol over its own types: a signature that drifts from its
 # game's State, Move or Options fails mypy here.
-_SCHNAPSEN: Final[Engine[schnapsen.State, schnapsen.Move, schnapsen.Options]] = schnapsen
-_SEVEN_UP: Final[Engine[seven_up.State, seven_up.Move, seven_up.Options]] = seven_up
-_CALIFORNIA_JACK: Final[Engine[california_jack.State, california_jack.Move, california_jack.Options]] = california_jack
-_YUKON: Final[Engine[yukon.State, yukon.Move, yukon.Options]] = yukon
-_STUKOLKA: Final[Engine[stukolka.State, stukolka.Move, stukolka.Options]] = stukolka
-_BRAGGING: Final[Engine[bragging.State, bragging.Move, bragging.Options]] = bragging
+_SCHNAPSEN: Final[ViewedEngine[schnapsen.State, schnapsen.Move, schnapsen.Options, SchnapsenEngineView]] = schnapsen
+_SEVEN_UP: Final[ViewedEngine[seven_up.State, seven_up.Move, seven_up.Options, SevenUpEngineView]] = seven_up
+_CALIFORNIA_JACK: Final[ViewedEngine[california_jack.State, california_jack.Move, california_jack.Options, CaliforniaJackEngineView]] = california_jack
+_YUKON: Final[ViewedEngine[yukon.State, yukon.Move, yukon.Options, YukonEngineView]] = yukon
+_STUKOLKA: Final[ViewedEngine[stukolka.State, stukolka.Move, stukolka.Options, StukolkaEngineView]] = stukolka
+_BRAGGING: Final[ViewedEngine[bragging.State, bragging.Move, bragging.Options, BraggingEngineView]] = bragging
 _SLAPJACK: Final[SealedEngine[slapjack.State, slapjack.Move, slapjack.Options]] = slapjack
 """Slapjack's ``GAME.uses_secret``: checked against ``SealedEngine`` (tests check the flag)."""
-_SNAP: Final[Engine[snap.State, snap.Move, snap.Options]] = snap
-_RUSSIAN_BANK: Final[Engine[russian_bank.State, russian_bank.Move, russian_bank.Options]] = russian_bank
+_SNAP: Final[ViewedEngine[snap.State, snap.Move, snap.Options, SnapEngineView]] = snap
+_RUSSIAN_BANK: Final[ViewedEngine[russian_bank.State, russian_bank.Move, russian_bank.Options, RussianBankEngineView]] = russian_bank
 
 _MODULES: Final[tuple[AnyEngine, ...]] = (
     _SCHNAPSEN, _SEVEN_UP, _CALIFORNIA_JACK, _YUKON, _STUKOLKA, _BRAGGING, _SLAPJACK, _SNAP, _RUSSIAN_BANK
@@ -44,23 +56,23 @@ ENGINES: Final[Mapping[str, AnyEngine]] = MappingProxyType({m.GAME.game_id: m fo
 
 
 @overload
-def find(game_id: Literal["schnapsen"]) -> Engine[schnapsen.State, schnapsen.Move, schnapsen.Options]: ...
+def find(game_id: Literal["schnapsen"]) -> ViewedEngine[schnapsen.State, schnapsen.Move, schnapsen.Options, SchnapsenEngineView]: ...
 @overload
-def find(game_id: Literal["seven_up"]) -> Engine[seven_up.State, seven_up.Move, seven_up.Options]: ...
+def find(game_id: Literal["seven_up"]) -> ViewedEngine[seven_up.State, seven_up.Move, seven_up.Options, SevenUpEngineView]: ...
 @overload
-def find(game_id: Literal["california_jack"]) -> Engine[california_jack.State, california_jack.Move, california_jack.Options]: ...
+def find(game_id: Literal["california_jack"]) -> ViewedEngine[california_jack.State, california_jack.Move, california_jack.Options, CaliforniaJackEngineView]: ...
 @overload
-def find(game_id: Literal["yukon"]) -> Engine[yukon.State, yukon.Move, yukon.Options]: ...
+def find(game_id: Literal["yukon"]) -> ViewedEngine[yukon.State, yukon.Move, yukon.Options, YukonEngineView]: ...
 @overload
-def find(game_id: Literal["stukolka"]) -> Engine[stukolka.State, stukolka.Move, stukolka.Options]: ...
+def find(game_id: Literal["stukolka"]) -> ViewedEngine[stukolka.State, stukolka.Move, stukolka.Options, StukolkaEngineView]: ...
 @overload
-def find(game_id: Literal["bragging"]) -> Engine[bragging.State, bragging.Move, bragging.Options]: ...
+def find(game_id: Literal["bragging"]) -> ViewedEngine[bragging.State, bragging.Move, bragging.Options, BraggingEngineView]: ...
 @overload
 def find(game_id: Literal["slapjack"]) -> SealedEngine[slapjack.State, slapjack.Move, slapjack.Options]: ...
 @overload
-def find(game_id: Literal["snap"]) -> Engine[snap.State, snap.Move, snap.Options]: ...
+def find(game_id: Literal["snap"]) -> ViewedEngine[snap.State, snap.Move, snap.Options, SnapEngineView]: ...
 @overload
-def find(game_id: Literal["russian_bank"]) -> Engine[russian_bank.State, russian_bank.Move, russian_bank.Options]: ...
+def find(game_id: Literal["russian_bank"]) -> ViewedEngine[russian_bank.State, russian_bank.Move, russian_bank.Options, RussianBankEngineView]: ...
 @overload
 def find(game_id: str) -> AnyEngine: ...
 def find(game_id: str) -> AnyEngine:

@@ -26,6 +26,7 @@ __all__ = [
     "RulesError",
     "SealedEngine",
     "Seat",
+    "ViewedEngine",
     "event_view",
     "is_listed",
     "quick_replace",
@@ -246,6 +247,19 @@ class Engine(Protocol[S, M, O]):
     def players(self, state: S) -> int: ...
     def visible_cards(self, state: S, seat: Seat | None) -> frozenset[Card]: ...
     def derived(self, state: S) -> Mapping[str, object]: ...
+
+
+V_co = TypeVar("V_co", bound=Mapping[str, object], covariant=True)
+"""A game's engine view type (its ``typed.<Game>EngineView``)."""
+
+
+class ViewedEngine(Engine[S, M, O], Protocol[S, M, O, V_co]):
+    """An engine whose ``view`` answers its game's typed record (``typed.<Game>EngineView``, written
+    from the declaration of its wire views): ``find("schnapsen")`` is
+    ``ViewedEngine[schnapsen.State, schnapsen.Move, schnapsen.Options, SchnapsenEngineView]``, so
+    ``view(state, 0)["hand"]`` is a ``Sequence[Card]``."""
+
+    def view(self, state: S, seat: Seat | None) -> V_co: ...
 
 
 class SealedEngine(Engine[S, M, O], Protocol):

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import ClassVar, Final, NamedTuple, assert_never
+from typing import TYPE_CHECKING, ClassVar, Final, NamedTuple, assert_never, cast
 
 from ..cards import Card
 from ..cards.packs import full_52, pack_of
@@ -20,6 +20,9 @@ from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState,
 from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
+
+if TYPE_CHECKING:
+    from ..typed import BraggingEngineView
 from .moves import NextDeal
 
 # §2: packs, rank values, card points.
@@ -824,7 +827,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
     return {"totals": list(state.balances), "pot": state.pot, "carry": state.carry, "contrib": list(state.contrib)}
 
 
-def view(state: State, seat: Seat | None) -> dict[str, object]:
+def view(state: State, seat: Seat | None) -> BraggingEngineView:
     """§5 what ``seat`` may see (``None``: the public view): face-down cards only the owner's."""
     out: dict[str, object] = {
         **view_head(GAME, state, seat),
@@ -853,7 +856,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
         out["hand"] = state.hidden[seat]
         if seat in to_move(state):
             out["legal_moves"] = legal_moves(state)
-    return out
+    return cast("BraggingEngineView", out)
 
 
 def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:

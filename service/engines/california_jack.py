@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Final, NamedTuple, assert_never
+from typing import TYPE_CHECKING, Final, NamedTuple, assert_never, cast
 
 from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
@@ -22,6 +22,9 @@ from ..cards.turns import draw_in_turn
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
 from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
+
+if TYPE_CHECKING:
+    from ..typed import CaliforniaJackEngineView
 from .moves import NextDeal, Play
 
 PACK: Final = full_52()
@@ -514,7 +517,7 @@ def _draw_view(d: Draw, seat: Seat | None) -> dict[str, object]:
     return {"trick": d.trick, "player": d.player, "card": d.card if shown else None, "public": d.public}
 
 
-def view(state: State, seat: Seat | None) -> dict[str, object]:
+def view(state: State, seat: Seat | None) -> CaliforniaJackEngineView:
     """§5 what ``seat`` may see (``None``: the public view, no hand at all)."""
     out: dict[str, object] = {
         **view_head(GAME, state, seat),
@@ -539,7 +542,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
     }
     if seat is not None and seat in state.to_move:
         out["legal_moves"] = legal_moves(state)
-    return out
+    return cast("CaliforniaJackEngineView", out)
 
 
 def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:

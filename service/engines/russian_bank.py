@@ -16,12 +16,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import ClassVar, Final, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, Final, NamedTuple, cast
 
 from ..cards import RANKS, Card, Suit
 from ..cards.packs import pack_of
 from .base import BadMove, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
 from .kit import Problems, applier, check_dealt, check_players, stepper, view_head
+
+if TYPE_CHECKING:
+    from ..typed import RussianBankEngineView
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 PACK_A: Final = pack_of(RANKS, deck="a")
@@ -788,7 +791,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
     return {"totals": totals, "cards_left": [cards_left(state, 0), cards_left(state, 1)]}
 
 
-def view(state: State, seat: Seat | None) -> dict[str, object]:
+def view(state: State, seat: Seat | None) -> RussianBankEngineView:
     """§5.2 what ``seat`` may see: everything but the face-down stock and hand cards."""
     out: dict[str, object] = {
         **view_head(GAME, state, seat),
@@ -819,7 +822,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
     }
     if seat is not None and seat == state.to_move:
         out["legal_moves"] = legal_moves(state)
-    return out
+    return cast("RussianBankEngineView", out)
 
 
 def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:

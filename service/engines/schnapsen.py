@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, ClassVar, Final, NamedTuple, assert_never
+from typing import TYPE_CHECKING, Any, ClassVar, Final, NamedTuple, assert_never, cast
 
 from ..cards import Card, Suit, names
 from ..cards.packs import short_20
@@ -20,6 +20,9 @@ from ..cards.tricks import of_suit
 from .base import BadMove, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
 from .kit import Problems, check_dealt, check_players, refuse_early, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
+
+if TYPE_CHECKING:
+    from ..typed import SchnapsenEngineView
 from .moves import NextDeal, Play
 
 # §2: rank order low → high and card points.
@@ -790,7 +793,7 @@ def _known_in_hand(state: State, seat: Seat) -> list[Card]:
     return seen
 
 
-def view(state: State, seat: Seat | None) -> dict[str, object]:
+def view(state: State, seat: Seat | None) -> SchnapsenEngineView:
     """§5.3 what ``seat`` may see (``None``: the public view, no hand at all)."""
     out: dict[str, object] = {
         **view_head(GAME, state, seat),
@@ -830,7 +833,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
         out["points"] = [points(state, 0), points(state, 1)]
     if seat is not None and seat == state.to_move:
         out["legal_moves"] = legal_moves(state)
-    return out
+    return cast("SchnapsenEngineView", out)
 
 
 def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:

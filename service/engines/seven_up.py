@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import ClassVar, Final, NamedTuple, assert_never
+from typing import TYPE_CHECKING, ClassVar, Final, NamedTuple, assert_never, cast
 
 from ..cards import RANKS, SUITS, Card, Suit, names
 from ..cards.all_fours import count_out, game_value
@@ -22,6 +22,9 @@ from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat
 from .kit import Problems, applier, check_dealt, check_players, check_seats, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
+
+if TYPE_CHECKING:
+    from ..typed import SevenUpEngineView
 from .moves import NextDeal, Play
 
 # §2: rank order (low → high) for tricks and for High/Low.
@@ -765,7 +768,7 @@ def _blind(state: State, seat: Seat) -> bool:
     )
 
 
-def view(state: State, seat: Seat | None) -> dict[str, object]:
+def view(state: State, seat: Seat | None) -> SevenUpEngineView:
     """§5 what ``seat`` may see (``None``: the public view, no hand at all)."""
     n = state.players
     own = seat is not None and not _blind(state, seat)
@@ -800,7 +803,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
     }
     if seat is not None and seat in state.to_move:
         out["legal_moves"] = [m for m in legal_moves(state) if m.player == seat]
-    return out
+    return cast("SevenUpEngineView", out)
 
 
 def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:

@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Final, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, Final, NamedTuple, cast
 
 from ..cards import Card
 from ..cards.shuffle import MAX_SEED, keyed_shuffle, seeded_shuffle
@@ -37,6 +37,9 @@ from .claims import initial_events as initial_events  # noqa: PLC0414 (re-export
 from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
 from .kit import Problems, applier, check_seats, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
+
+if TYPE_CHECKING:
+    from ..typed import SlapjackEngineView
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 JACK: Final = "J"
@@ -417,9 +420,9 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
     return {"totals": cards_held(state), "cards_held": cards_held(state)}
 
 
-def view(state: State, seat: Seat | None) -> dict[str, object]:
+def view(state: State, seat: Seat | None) -> SlapjackEngineView:
     """§5: every seat sees the same: counts, the top centre card, no face-down card."""
-    return {
+    return cast("SlapjackEngineView", {
         **view_head(GAME, state, seat),
         "players": state.players,
         "options": state.options,
@@ -434,7 +437,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
         "winner": state.winner,
         "last_result": result_wire(state.last_result),
         "cards_held": cards_held(state),
-    }
+    })
 
 
 def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import ClassVar, Final, NamedTuple
+from typing import TYPE_CHECKING, ClassVar, Final, NamedTuple, cast
 
 from ..cards import Card
 from . import claims
@@ -35,6 +35,9 @@ from .claims import initial_events as initial_events  # noqa: PLC0414 (re-export
 from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
 from .kit import Problems, applier, check_seats, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
+
+if TYPE_CHECKING:
+    from ..typed import SnapEngineView
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 POOL: Final = -1
@@ -478,9 +481,9 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
     return {"totals": held, "cards_held": held}
 
 
-def view(state: State, seat: Seat | None) -> dict[str, object]:
+def view(state: State, seat: Seat | None) -> SnapEngineView:
     """§5: every seat sees the same: counts, the face-up tops and the pool top; no stock card."""
-    return {
+    return cast("SnapEngineView", {
         **view_head(GAME, state, seat),
         "players": state.players,
         "options": state.options,
@@ -500,7 +503,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
         "winners": state.winners,
         "last_result": result_wire(state.last_result),
         "cards_held": cards_held(state),
-    }
+    })
 
 
 def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
-from typing import ClassVar, Final, NamedTuple, assert_never
+from typing import TYPE_CHECKING, ClassVar, Final, NamedTuple, assert_never, cast
 
 from ..cards import Card, Suit
 from ..cards.packs import full_52, pack_of
@@ -23,6 +23,9 @@ from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState,
 from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
+
+if TYPE_CHECKING:
+    from ..typed import StukolkaEngineView
 from .moves import NextDeal
 
 # §2: rank order low → high; the two packs.
@@ -834,7 +837,7 @@ def scores(state: State, seat: Seat | None = None) -> dict[str, object]:
     return {"totals": list(state.balances), "pot": state.pot, "carry": state.carry, "tricks_won": tricks_won(state)}
 
 
-def view(state: State, seat: Seat | None) -> dict[str, object]:
+def view(state: State, seat: Seat | None) -> StukolkaEngineView:
     """§5 what ``seat`` may see (``None``: the public view): hands, stock and discards become counts."""
     out: dict[str, object] = {
         **view_head(GAME, state, seat),
@@ -869,7 +872,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
     )
     if seat is not None and seat in to_move(state):
         out["legal_moves"] = legal_moves(state)
-    return out
+    return cast("StukolkaEngineView", out)
 
 
 def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
-from typing import Final, NamedTuple, assert_never
+from typing import TYPE_CHECKING, Final, NamedTuple, assert_never, cast
 
 from ..cards import Card, Suit, names
 from ..cards.packs import full_52
@@ -24,6 +24,9 @@ from .base import BadMove, Event, GameInfo, IllegalMove, InvalidState, Outcome, 
 from .kit import Problems, applier, check_dealer, check_dealt, check_players, check_seats, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
+
+if TYPE_CHECKING:
+    from ..typed import YukonEngineView
 from .moves import NextDeal, Play
 
 # §2 trick rank of the cards of the suit led (jacks excluded: they are Yukons), low → high.
@@ -512,7 +515,7 @@ def _last_trick_view(state: State, seat: Seat | None) -> dict[str, object] | Non
     }
 
 
-def view(state: State, seat: Seat | None) -> dict[str, object]:
+def view(state: State, seat: Seat | None) -> YukonEngineView:
     """§5 what ``seat`` may see (``None``: the public view, no hand at all).
 
     Hands are the owner's only, the stock nobody's; won cards show as counts until the hand is
@@ -544,7 +547,7 @@ def view(state: State, seat: Seat | None) -> dict[str, object]:
     )
     if seat is not None and seat in to_move(state):
         out["legal_moves"] = legal_moves(state)
-    return out
+    return cast("YukonEngineView", out)
 
 
 def visible_cards(state: State, seat: Seat | None) -> frozenset[Card]:
