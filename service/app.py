@@ -23,6 +23,7 @@ from .referee import Referee
 from .resources import openapi_path
 from .schemas import SCHEMAS
 from .sealing import Sealer
+from .server import serving
 
 log = logging.getLogger("service")
 
@@ -93,6 +94,7 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = cfg.max_body  # a backstop: service/api/body.py enforces each operation's limit
     app.config["TESTING"] = cfg.testing
     app.extensions["referee.config"] = cfg
+    app.extensions["referee.serving"] = serving  # gunicorn's pre_request hook names its request (Connection: close)
     referee = Referee.from_config(cfg, on_refusal=count_refusal)  # the core the views adapt (no Flask)
     app.extensions["referee.referee"] = referee
     app.extensions["referee.sealer"] = referee.sealer
