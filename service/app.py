@@ -12,13 +12,14 @@ from typing import Any, Final
 
 from flask import Flask, Response, abort, request
 
-from . import observability
+from . import jsonio, observability
 from .api import problems
 from .api.routes import bp, count_refusal
 from .api.rules import bp as rules_bp
 from .cards.shuffle import deal_deck
 from .config import Config
 from .engines import ENGINES
+from .problems import ApiError
 from .referee import Referee
 from .resources import openapi_path
 from .schemas import SCHEMAS
@@ -124,14 +125,25 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
 
     mode = cfg.mode
 
+    own_ledger = _own_ledger(referee, cfg)
+    if own_ledger is not None:
+        own_ledger()  # open it now: the file this worker holds is the one its path names at start
+
     @app.get("/readyz")
     def readyz() -> Response:
         """Ready once warmed up (the keys read and used) and until shutdown begins: 503 while
-        ``starting`` or ``draining``. The shared ledger's state never enters into it (every pod shares
-        the store, so a slow or stopped store would make every pod unready at once): it is in
+        ``starting`` or ``draining``. A shared ledger's state never enters into it (every pod shares
+        a Redis store, so a slow or stopped store would make every pod unready at once): it is in
         ``/metrics`` (``referee_ledger_up``), and a sealed request it refuses is 503
-        ``ledger_unavailable`` with ``Retry-After``."""
+        ``ledger_unavailable`` with ``Retry-After``. A SQLite ledger is the pod's own: while its
+        file cannot be opened, or was deleted or replaced under the service, ``/readyz`` is 503
+        ``ledger_unavailable`` with the ``reason`` (one ``stat``)."""
         phase = readiness.phase
+        if phase == "ready" and own_ledger is not None:
+            problem = own_ledger()
+            if problem is not None:
+                body = jsonio.dumps({"status": "ledger_unavailable", "mode": mode, "reason": problem})
+                return Response(body, status=503, mimetype="application/json")
         status = 200 if phase == "ready" else 503
         return Response(f'{{"status":"{phase}","mode":"{mode}"}}', status=status, mimetype="application/json")
 
@@ -204,6 +216,23 @@ def _response_headers(cfg: Config) -> Callable[[Response, set[str]], None]:
 
 def _cors_path(path: str) -> bool:
     return path.startswith("/v1/") or path == "/openapi.yaml"
+
+
+def _own_ledger(referee: Referee, cfg: Config) -> Callable[[], str | None] | None:
+    """For a SQLite ledger (the pod's own store): what is wrong with its file, or None (opening it
+    on first use); None for no ledger or a shared one."""
+    if not referee.has_ledger or cfg.ledger_url is None or urllib.parse.urlsplit(cfg.ledger_url).scheme != "sqlite":
+        return None
+
+    def problem() -> str | None:
+        try:
+            ledger = referee.ledger
+        except ApiError as exc:
+            return exc.detail
+        file_problem = getattr(ledger, "file_problem", None)
+        return file_problem() if file_problem is not None else None
+
+    return problem
 
 
 def _ledger_watch(referee: Referee, cfg: Config) -> observability.LedgerWatch | None:
