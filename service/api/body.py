@@ -215,6 +215,8 @@ def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
         data = jsonio.loads(raw, max_depth=MAX_DEPTH)
     except jsonio.OutOfRange as exc:
         raise ApiError(400, "invalid_request", f"The body is refused: {exc}.", {"body": [exc.reason]}) from None
+    except jsonio.BadEncoding as exc:
+        raise ApiError(400, "bad_encoding", f"The body is not UTF-8 JSON text: {exc}.", {"body": [exc.reason]}) from None
     except jsonio.DuplicateMember as exc:
         detail = f"The body is not I-JSON: {exc}."
         raise ApiError(400, "duplicate_member", detail, {exc.pointer or "body": ["duplicate member"]}) from None
