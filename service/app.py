@@ -125,6 +125,13 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
 
     mode = cfg.mode
 
+    @app.get("/metrics")
+    def metrics_elsewhere() -> Response:
+        """A documented path (GET), so another method is 405 with ``Allow``, as for every path
+        (schemathesis: TRACE /metrics answered 404); GET is the declared 404: the metrics are
+        served by the metrics listener alone (``REFEREE_METRICS_BIND``)."""
+        abort(404, "The metrics are served on the metrics listener (REFEREE_METRICS_BIND), not on the API's port.")
+
     own_ledger = _own_ledger(referee, cfg)
     if own_ledger is not None:
         own_ledger()  # open it now: the file this worker holds is the one its path names at start
