@@ -61,3 +61,12 @@ def test_schemathesis_run_checks_all_finds_nothing(mode: str, tmp_path: Path) ->
     assert re.search(r"(\d+) generated, \1 passed", out), f"{summary}\n{out[-6000:]}"
     assert int(cases.group(1)) >= 50 * EXAMPLES, summary  # every operation was reached
     assert "Traceback" not in g.stderr.read_text()
+
+
+def test_the_documented_command_is_the_one_run_here() -> None:
+    """docs/dev/testing.md prints the command this file runs (with its default budget and seed)."""
+    text = (ROOT / "docs" / "dev" / "testing.md").read_text(encoding="utf-8")
+    printed = command("http://127.0.0.1:8000")
+    printed[0] = ".venv/bin/schemathesis"
+    if (EXAMPLES, SEED, PHASES) == (5, 7, "examples,fuzzing,stateful"):
+        assert " ".join(printed) in text
