@@ -14,6 +14,10 @@
 - an integer outside ``bounds`` (default ±(2^53 − 1), where every JSON client reads it exactly)
   and the non-numbers ``NaN``, ``Infinity``, ``-Infinity``, or a number too large to be finite
   such as ``1e400`` (``OutOfRange``);
+- with ``integers_only``, a number written with a fraction or an exponent (``NotInteger``, with
+  its JSON Pointer): the request bodies' rule, where every number is an integer (the value is
+  walked only when the text holds a digit followed by ``.``, ``e`` or ``E``, found in the sketch
+  the reader makes anyway);
 - nesting deeper than ``max_depth`` levels (``TooDeep``; default 64);
 - an object that names a member twice (``DuplicateMember``, with the JSON Pointer of the second
   one): I-JSON (RFC 7493 §2.3) forbids it, and a reader that keeps the first value would see
@@ -54,7 +58,8 @@ from typing import Any, Final
 import orjson
 
 __all__ = [
-    "MAX_DEPTH", "MAX_INT", "BadEncoding", "DuplicateMember", "JSONError", "Malformed", "OutOfRange", "TooDeep", "dumps", "loads",
+    "MAX_DEPTH", "MAX_INT", "BadEncoding", "DuplicateMember", "JSONError", "Malformed", "NotInteger", "OutOfRange", "TooDeep", "dumps",
+    "loads",
 ]
 
 MAX_INT: Final = 2**53 - 1
@@ -158,6 +163,32 @@ def _lone_surrogate(value: Any) -> str | None:
     return None
 
 
+class NotInteger(JSONError):
+    """A number written with a fraction or an exponent where every number must be an integer
+    (``loads(..., integers_only=True)``); ``pointer`` is its JSON Pointer."""
+
+    reason = "not an integer"
+
+    def __init__(self, pointer: str) -> None:
+        super().__init__(f"the number at {pointer} is written with a fraction or an exponent")
+        self.pointer = pointer
+
+
+def _first_float(value: Any) -> str | None:
+    """The JSON Pointer of the first number parsed as a float in ``value`` (pre-order), else None. Iterative."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        kind = type(item)
+        if kind is float:
+            return where
+        if kind is dict:
+            stack.extend((v, f"{where}/{_escape(k)}") for k, v in reversed(item.items()))
+        elif kind is list:
+            stack.extend((v, f"{where}/{i}") for i, v in reversed(list(enumerate(item))))
+    return None
+
+
 class _Repeats(dict[str, Any]):
     """An object whose text named ``repeated`` twice (built by ``_strict_loads``' object hook)."""
 
@@ -212,11 +243,13 @@ def _class_of(byte: int) -> int:
         return 0x30  # a digit: "0"
     if byte in (0x5B, 0x7B):
         return 0x5B  # "[" or "{": "["
+    if byte in (0x2E, 0x65, 0x45):
+        return 0x65  # ".", "e" or "E" (after a digit: a fraction or an exponent): "e"
     return 0x2E  # anything else: "."
 
 
 _SKETCH: Final = bytes(_class_of(b) for b in range(256))
-"""A translation table: digits become ``0``, openings ``[``, everything else ``.`` (one C pass)."""
+"""A translation table: digits become ``0``, openings ``[``, ``.eE`` ``e``, everything else ``.`` (one C pass)."""
 
 
 @lru_cache(maxsize=8)
@@ -346,9 +379,12 @@ def _deeper_than(value: Any, room: int) -> bool:
     return False
 
 
-def loads(raw: bytes | str, *, bounds: tuple[int, int] = (-MAX_INT, MAX_INT), max_depth: int = MAX_DEPTH) -> Any:
+def loads(
+    raw: bytes | str, *, bounds: tuple[int, int] = (-MAX_INT, MAX_INT), max_depth: int = MAX_DEPTH, integers_only: bool = False,
+) -> Any:
     """The JSON value of ``raw`` (UTF-8 bytes; a ``str`` is read as its UTF-8 encoding); raises
-    ``BadEncoding``, ``Malformed``, ``OutOfRange``, ``TooDeep`` or ``DuplicateMember`` (all ``JSONError``)."""
+    ``BadEncoding``, ``Malformed``, ``OutOfRange``, ``TooDeep``, ``DuplicateMember`` or, with
+    ``integers_only``, ``NotInteger`` (all ``JSONError``)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     sketch = data.translate(_SKETCH)
     if _long_digit_run(bounds) in sketch:
@@ -364,6 +400,10 @@ def loads(raw: bytes | str, *, bounds: tuple[int, int] = (-MAX_INT, MAX_INT), ma
     kind = type(value)
     if (kind is dict or kind is list) and sketch.count(b"[") > max_depth and _deeper_than(value, max_depth):
         raise TooDeep(f"the JSON nests deeper than {max_depth} levels")
+    if integers_only and b"0e" in sketch:
+        where = _first_float(value)
+        if where is not None:
+            raise NotInteger(where)
     return value
 
 

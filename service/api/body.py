@@ -19,7 +19,7 @@ Every limit here keeps the cost of a refused body below the cost of a few accept
   request is an integer (the contract has no other kind), written without a fraction or an
   exponent: any other number, anywhere in any body (``248.0``, ``2.48e2``, ``0.5``), is 400
   ``invalid_request`` with its JSON Pointer, before any schema or engine looks at it, whichever
-  operation and mode (``_first_fraction``).
+  operation and mode (``jsonio.loads(..., integers_only=True)``).
 - **Shape**: at most ``MAX_DEPTH`` levels of nesting, one array or object per 32 bytes of the limit and
   one value per 16 bytes, counted on the raw bytes before the decoder builds anything, and at most
   ``MAX_MEMBERS`` members in any object, checked before any schema work.
@@ -86,27 +86,6 @@ def _too_deep(value: Any, limit: int, max_members: int | None = None) -> bool | 
         else:
             stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
     return False
-
-
-_FRACTION: Final = re.compile(rb"[0-9][.eE]")
-"""A digit followed by a decimal point or an exponent: where a number with a fraction or an exponent
-might be (a body without one holds no float; one with it, in a string only, is walked for nothing)."""
-
-
-def _first_fraction(value: Any) -> str | None:
-    """The JSON Pointer of the first number written with a fraction or an exponent (parsed as a
-    float) in ``value``, else None. Iterative."""
-    stack: list[tuple[Any, str]] = [(value, "")]
-    while stack:
-        item, where = stack.pop()
-        kind = type(item)
-        if kind is float:
-            return where
-        if kind is dict:
-            stack.extend((v, f"{where}/{k.replace('~', '~0').replace('/', '~1')}") for k, v in reversed(item.items()))
-        elif kind is list:
-            stack.extend((v, f"{where}/{i}") for i, v in reversed(list(enumerate(item))))
-    return None
 
 
 _NOT_MARKS: Final = bytes(b for b in range(256) if b not in b"[{,:")
@@ -237,9 +216,13 @@ def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
     marks = _marks(raw)
     containers = _shape_budget(marks, limit)
     try:
-        data = jsonio.loads(raw, max_depth=MAX_DEPTH)
+        data = jsonio.loads(raw, max_depth=MAX_DEPTH, integers_only=True)
     except jsonio.OutOfRange as exc:
         raise ApiError(400, "invalid_request", f"The body is refused: {exc}.", {"body": [exc.reason]}) from None
+    except jsonio.NotInteger as exc:
+        detail = (f"The number at {exc.pointer} is written with a fraction or an exponent; every number of a request is an "
+                  "integer, written without either (248, not 248.0 or 2.48e2).")
+        raise ApiError(400, "invalid_request", detail, {exc.pointer: [exc.reason]}) from None
     except jsonio.BadEncoding as exc:
         raise ApiError(400, "bad_encoding", f"The body is not UTF-8 JSON text: {exc}.", {"body": [exc.reason]}) from None
     except jsonio.DuplicateMember as exc:
@@ -251,12 +234,6 @@ def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
         raise ApiError(400, "invalid_request", f"The body is not valid JSON: {exc}", {"body": ["malformed JSON"]}) from None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_request", "The body must be a JSON object.", {"body": ["not an object"]})
-    if _FRACTION.search(raw) is not None:
-        where = _first_fraction(data)
-        if where is not None:
-            detail = (f"The number at {where} is written with a fraction or an exponent; every number of a request is an "
-                      "integer, written without either (248, not 248.0 or 2.48e2).")
-            raise ApiError(400, "invalid_request", detail, {where: ["not an integer"]})
     if containers > MAX_DEPTH or marks.count(b":") > MAX_MEMBERS:
         shape = _too_deep(data, MAX_DEPTH, MAX_MEMBERS)
         if shape == "deep":
