@@ -12,17 +12,19 @@ from typing import Any, Final
 
 from flask import Flask, Response, abort, request
 
-from . import observability
+from . import jsonio, observability
 from .api import problems
 from .api.routes import bp, count_refusal
 from .api.rules import bp as rules_bp
 from .cards.shuffle import deal_deck
 from .config import Config
 from .engines import ENGINES
+from .problems import ApiError
 from .referee import Referee
 from .resources import openapi_path
 from .schemas import SCHEMAS
 from .sealing import Sealer
+from .server import serving
 
 log = logging.getLogger("service")
 
@@ -93,6 +95,7 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = cfg.max_body  # a backstop: service/api/body.py enforces each operation's limit
     app.config["TESTING"] = cfg.testing
     app.extensions["referee.config"] = cfg
+    app.extensions["referee.serving"] = serving  # gunicorn's pre_request hook names its request (Connection: close)
     referee = Referee.from_config(cfg, on_refusal=count_refusal)  # the core the views adapt (no Flask)
     app.extensions["referee.referee"] = referee
     app.extensions["referee.sealer"] = referee.sealer
@@ -122,14 +125,32 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
 
     mode = cfg.mode
 
+    @app.get("/metrics")
+    def metrics_elsewhere() -> Response:
+        """A documented path (GET), so another method is 405 with ``Allow``, as for every path
+        (schemathesis: TRACE /metrics answered 404); GET is the declared 404: the metrics are
+        served by the metrics listener alone (``REFEREE_METRICS_BIND``)."""
+        abort(404, "The metrics are served on the metrics listener (REFEREE_METRICS_BIND), not on the API's port.")
+
+    own_ledger = _own_ledger(referee, cfg)
+    if own_ledger is not None:
+        own_ledger()  # open it now: the file this worker holds is the one its path names at start
+
     @app.get("/readyz")
     def readyz() -> Response:
         """Ready once warmed up (the keys read and used) and until shutdown begins: 503 while
-        ``starting`` or ``draining``. The shared ledger's state never enters into it (every pod shares
-        the store, so a slow or stopped store would make every pod unready at once): it is in
+        ``starting`` or ``draining``. A shared ledger's state never enters into it (every pod shares
+        a Redis store, so a slow or stopped store would make every pod unready at once): it is in
         ``/metrics`` (``referee_ledger_up``), and a sealed request it refuses is 503
-        ``ledger_unavailable`` with ``Retry-After``."""
+        ``ledger_unavailable`` with ``Retry-After``. A SQLite ledger is the pod's own: while its
+        file cannot be opened, or was deleted or replaced under the service, ``/readyz`` is 503
+        ``ledger_unavailable`` with the ``reason`` (one ``stat``)."""
         phase = readiness.phase
+        if phase == "ready" and own_ledger is not None:
+            problem = own_ledger()
+            if problem is not None:
+                body = jsonio.dumps({"status": "ledger_unavailable", "mode": mode, "reason": problem})
+                return Response(body, status=503, mimetype="application/json")
         status = 200 if phase == "ready" else 503
         return Response(f'{{"status":"{phase}","mode":"{mode}"}}', status=status, mimetype="application/json")
 
@@ -202,6 +223,23 @@ def _response_headers(cfg: Config) -> Callable[[Response, set[str]], None]:
 
 def _cors_path(path: str) -> bool:
     return path.startswith("/v1/") or path == "/openapi.yaml"
+
+
+def _own_ledger(referee: Referee, cfg: Config) -> Callable[[], str | None] | None:
+    """For a SQLite ledger (the pod's own store): what is wrong with its file, or None (opening it
+    on first use); None for no ledger or a shared one."""
+    if not referee.has_ledger or cfg.ledger_url is None or urllib.parse.urlsplit(cfg.ledger_url).scheme != "sqlite":
+        return None
+
+    def problem() -> str | None:
+        try:
+            ledger = referee.ledger
+        except ApiError as exc:
+            return exc.detail
+        file_problem = getattr(ledger, "file_problem", None)
+        return file_problem() if file_problem is not None else None
+
+    return problem
 
 
 def _ledger_watch(referee: Referee, cfg: Config) -> observability.LedgerWatch | None:

@@ -199,7 +199,11 @@ def post_worker_init(worker: _Any) -> None:
 
 
 def pre_request(worker: _Any, req: _Any) -> None:
-    """While draining, every answer closes its connection (``Connection: close``)."""
+    """While draining, every answer closes its connection (``Connection: close``); the app may
+    close it after its answer too (``service.server.close_after_answer``), and say so."""
+    serving = getattr(worker.wsgi, "extensions", {}).get("referee.serving")
+    if serving is not None:
+        serving(req)
     if _DRAIN.is_set():
         req.must_close = True
 

@@ -2,10 +2,22 @@
 
 ``loads(raw)`` parses a request body and refuses, with a ``JSONError`` saying why:
 
+- bytes that are not UTF-8 JSON text (``BadEncoding``): a byte-order mark (UTF-8's, or UTF-16's or
+  UTF-32's), UTF-16 or UTF-32 text (a NUL byte, which JSON text in UTF-8 never holds), bytes that
+  are not UTF-8 (invalid or missing continuation bytes, overlong forms, surrogates encoded as
+  bytes), and a string holding a lone surrogate written as an escape (``"\\ud800"``: no UTF-8
+  text can carry it; a pair, ``"\\ud83d\\ude00"``, is one character and fine). RFC 8259 §8.1:
+  JSON exchanged between systems is UTF-8 without a byte-order mark; I-JSON (RFC 7493 §2.1)
+  forbids surrogates. One reader for every document the service reads: request bodies, records
+  posted to ``replay`` and records verified offline (``service/verify.py``);
 - text that is not JSON (``Malformed``, with the standard library's own description);
 - an integer outside ``bounds`` (default ±(2^53 − 1), where every JSON client reads it exactly)
   and the non-numbers ``NaN``, ``Infinity``, ``-Infinity``, or a number too large to be finite
   such as ``1e400`` (``OutOfRange``);
+- with ``integers_only``, a number written with a fraction or an exponent (``NotInteger``, with
+  its JSON Pointer): the request bodies' rule, where every number is an integer (the value is
+  walked only when the text holds a digit followed by ``.``, ``e`` or ``E``, found in the sketch
+  the reader makes anyway);
 - nesting deeper than ``max_depth`` levels (``TooDeep``; default 64);
 - an object that names a member twice (``DuplicateMember``, with the JSON Pointer of the second
   one): I-JSON (RFC 7493 §2.3) forbids it, and a reader that keeps the first value would see
@@ -39,12 +51,16 @@ escaped backslash before ``u003a``) is parsed again by the standard library, who
 from __future__ import annotations
 
 import json
+import re
 from functools import lru_cache
 from typing import Any, Final
 
 import orjson
 
-__all__ = ["MAX_DEPTH", "MAX_INT", "DuplicateMember", "JSONError", "Malformed", "OutOfRange", "TooDeep", "dumps", "loads"]
+__all__ = [
+    "MAX_DEPTH", "MAX_INT", "BadEncoding", "DuplicateMember", "JSONError", "Malformed", "NotInteger", "OutOfRange", "TooDeep", "dumps",
+    "loads",
+]
 
 MAX_INT: Final = 2**53 - 1
 MAX_DEPTH: Final = 64
@@ -91,6 +107,86 @@ class DuplicateMember(JSONError):
         shown = pointer if len(pointer) <= 200 else pointer[:200] + "…"
         super().__init__(f"the member {shown} appears more than once in its object (I-JSON, RFC 7493, forbids duplicate names)")
         self.pointer = pointer
+
+
+class BadEncoding(JSONError):
+    """Bytes that are not UTF-8 JSON text without a byte-order mark, or a string that holds a lone
+    surrogate (RFC 8259 §8.1, RFC 7493 §2.1)."""
+
+    reason = "not UTF-8"
+    code = "bad_encoding"
+
+
+_BOMS: Final = (
+    (b"\x00\x00\xfe\xff", "a UTF-32 byte-order mark"),
+    (b"\xff\xfe\x00\x00", "a UTF-32 byte-order mark"),
+    (b"\xef\xbb\xbf", "a UTF-8 byte-order mark"),
+    (b"\xfe\xff", "a UTF-16 byte-order mark"),
+    (b"\xff\xfe", "a UTF-16 byte-order mark"),
+)
+_UTF8_ONLY: Final = "JSON text is read as UTF-8 without a byte-order mark (RFC 8259 §8.1)"
+
+
+def _utf8_text(data: bytes) -> str:
+    """``data`` decoded as strict UTF-8 (no byte-order mark, no surrogates, no overlong forms); ``BadEncoding`` otherwise."""
+    for mark, name in _BOMS:
+        if data.startswith(mark):
+            raise BadEncoding(f"the text starts with {name}; {_UTF8_ONLY}")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise BadEncoding(f"the byte at offset {nul} is NUL, which UTF-8 JSON text never holds (UTF-16 or UTF-32 text?); {_UTF8_ONLY}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BadEncoding(f"the bytes at offset {exc.start} are not UTF-8 ({exc.reason}); {_UTF8_ONLY}") from None
+
+
+_ESCAPED_SURROGATE: Final = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(value: Any) -> str | None:
+    """The JSON Pointer of the first string (a member's name or a value) holding a lone surrogate, else None."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, str):
+            if _SURROGATE.search(item):
+                return where
+        elif isinstance(item, dict):
+            for k, v in item.items():
+                if _SURROGATE.search(k):
+                    return f"{where}/{_escape(k.encode('utf-8', 'backslashreplace').decode('ascii', 'backslashreplace'))}"
+                stack.append((v, f"{where}/{_escape(k)}"))
+        elif isinstance(item, list):
+            stack.extend((v, f"{where}/{i}") for i, v in enumerate(item))
+    return None
+
+
+class NotInteger(JSONError):
+    """A number written with a fraction or an exponent where every number must be an integer
+    (``loads(..., integers_only=True)``); ``pointer`` is its JSON Pointer."""
+
+    reason = "not an integer"
+
+    def __init__(self, pointer: str) -> None:
+        super().__init__(f"the number at {pointer} is written with a fraction or an exponent")
+        self.pointer = pointer
+
+
+def _first_float(value: Any) -> str | None:
+    """The JSON Pointer of the first number parsed as a float in ``value`` (pre-order), else None. Iterative."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        kind = type(item)
+        if kind is float:
+            return where
+        if kind is dict:
+            stack.extend((v, f"{where}/{_escape(k)}") for k, v in reversed(item.items()))
+        elif kind is list:
+            stack.extend((v, f"{where}/{i}") for i, v in reversed(list(enumerate(item))))
+    return None
 
 
 class _Repeats(dict[str, Any]):
@@ -147,11 +243,13 @@ def _class_of(byte: int) -> int:
         return 0x30  # a digit: "0"
     if byte in (0x5B, 0x7B):
         return 0x5B  # "[" or "{": "["
+    if byte in (0x2E, 0x65, 0x45):
+        return 0x65  # ".", "e" or "E" (after a digit: a fraction or an exponent): "e"
     return 0x2E  # anything else: "."
 
 
 _SKETCH: Final = bytes(_class_of(b) for b in range(256))
-"""A translation table: digits become ``0``, openings ``[``, everything else ``.`` (one C pass)."""
+"""A translation table: digits become ``0``, openings ``[``, ``.eE`` ``e``, everything else ``.`` (one C pass)."""
 
 
 @lru_cache(maxsize=8)
@@ -164,8 +262,10 @@ def _long_digit_run(bounds: tuple[int, int]) -> bytes:
     return b"0" * (safe + 1)
 
 
-def _strict_loads(raw: bytes | str, bounds: tuple[int, int]) -> Any:
-    """The standard library's parser, every integer literal checked against ``bounds``."""
+def _strict_loads(data: bytes, bounds: tuple[int, int]) -> Any:
+    """The standard library's parser on strict UTF-8 (``BadEncoding`` otherwise: it would take UTF-16,
+    UTF-32, byte-order marks and surrogates), every integer literal checked against ``bounds``."""
+    raw = _utf8_text(data)
     lo, hi = bounds
     limit = max(len(str(lo)), len(str(hi)))
 
@@ -205,6 +305,11 @@ def _strict_loads(raw: bytes | str, bounds: tuple[int, int]) -> Any:
         raise Malformed(str(exc)) from None
     if repeats:
         raise DuplicateMember(_first_repeat(value) or "")
+    if "\\u" in raw and _ESCAPED_SURROGATE.search(raw):
+        where = _lone_surrogate(value)
+        if where is not None:
+            raise BadEncoding(f"the string at {where or '/'} holds a lone surrogate escape (\\ud800-\\udfff without its pair), "
+                          "which no UTF-8 text can carry (I-JSON, RFC 7493 §2.1)")
     return value
 
 
@@ -274,24 +379,31 @@ def _deeper_than(value: Any, room: int) -> bool:
     return False
 
 
-def loads(raw: bytes | str, *, bounds: tuple[int, int] = (-MAX_INT, MAX_INT), max_depth: int = MAX_DEPTH) -> Any:
-    """The JSON value of ``raw``; raises ``Malformed``, ``OutOfRange``, ``TooDeep`` or
-    ``DuplicateMember`` (all ``JSONError``)."""
+def loads(
+    raw: bytes | str, *, bounds: tuple[int, int] = (-MAX_INT, MAX_INT), max_depth: int = MAX_DEPTH, integers_only: bool = False,
+) -> Any:
+    """The JSON value of ``raw`` (UTF-8 bytes; a ``str`` is read as its UTF-8 encoding); raises
+    ``BadEncoding``, ``Malformed``, ``OutOfRange``, ``TooDeep``, ``DuplicateMember`` or, with
+    ``integers_only``, ``NotInteger`` (all ``JSONError``)."""
     data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
     sketch = data.translate(_SKETCH)
     if _long_digit_run(bounds) in sketch:
-        value = _strict_loads(raw, bounds)
+        value = _strict_loads(data, bounds)
     else:
         try:
-            value = _orjson_loads(data)
+            value = _orjson_loads(data)  # refuses all that BadEncoding names (byte-order marks, bad UTF-8, lone surrogates)
         except _ORJSON_ERROR:  # the standard library gives the verdict, and its wording
-            value = _strict_loads(raw, bounds)
+            value = _strict_loads(data, bounds)
         else:
             if not _no_member_dropped(data, value):
-                value = _strict_loads(raw, bounds)  # sees every member: DuplicateMember, or the same value
+                value = _strict_loads(data, bounds)  # sees every member: DuplicateMember, or the same value
     kind = type(value)
     if (kind is dict or kind is list) and sketch.count(b"[") > max_depth and _deeper_than(value, max_depth):
         raise TooDeep(f"the JSON nests deeper than {max_depth} levels")
+    if integers_only and b"0e" in sketch:
+        where = _first_float(value)
+        if where is not None:
+            raise NotInteger(where)
     return value
 
 

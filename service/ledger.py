@@ -50,6 +50,7 @@ store must guarantee (Redis: AOF with ``appendfsync always``) and what an operat
 
 from __future__ import annotations
 
+import os
 import secrets
 import sqlite3
 import threading
@@ -296,7 +297,14 @@ class SqliteLedger:
     its rows of ``moves`` (``n`` from 0), which live until its ``ledger`` row's ``moves_expire``
     (its ``expires``, or the finished-match retention once ``finished``). Expired rows are purged
     every ``PURGE_EVERY`` moves. A file of the release before (no ``finished`` columns) gains them
-    on open; that release's pods keep working on it (the columns have defaults)."""
+    on open; that release's pods keep working on it (the columns have defaults).
+
+    **The file under it.** An open handle keeps answering from a file deleted or replaced at its
+    path (a restart would then open whatever the path names, and forget every match). So the
+    ledger remembers the file it opened (``st_dev``, ``st_ino``) and, before every operation, stats
+    the path (one ``stat``, about a microsecond): a path that names no file or another file raises
+    ``LedgerUnavailable`` (503 ``ledger_unavailable``; ``/readyz`` 503, this store being the pod's
+    own), until the same file is back at the path (renamed back). ``file_problem()`` says why."""
 
     PURGE_EVERY: Final = 1000
 
@@ -306,6 +314,7 @@ class SqliteLedger:
         self._finished_ttl = min(finished_ttl, ttl)
         self._local = threading.local()
         self._moves = 0
+        self._file: tuple[int, int] | None = None  # (st_dev, st_ino) of the file opened
         try:
             with self._connect() as db:
                 db.execute("CREATE TABLE IF NOT EXISTS ledger (match_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, expires REAL NOT NULL)")
@@ -317,10 +326,31 @@ class SqliteLedger:
                     db.execute("ALTER TABLE ledger ADD COLUMN finished INTEGER NOT NULL DEFAULT 0")
                 if "moves_expire" not in columns:  # NULL: the moves live as long as the row
                     db.execute("ALTER TABLE ledger ADD COLUMN moves_expire REAL")
+            opened = os.stat(self._path)
         except sqlite3.Error as exc:
             raise LedgerUnavailable(str(exc)) from None
+        except OSError as exc:
+            raise LedgerUnavailable(f"the ledger file {self._path} cannot be read: {exc.strerror}") from None
+        self._file = (opened.st_dev, opened.st_ino)
+
+    def file_problem(self) -> str | None:
+        """Why the path no longer names the file this ledger opened (deleted, replaced, unreadable), or None."""
+        if self._file is None:
+            return None  # still opening it
+        try:
+            now = os.stat(self._path)
+        except FileNotFoundError:
+            return "the ledger file was deleted while the service held it open"
+        except OSError as exc:
+            return f"the ledger file cannot be read: {exc.strerror}"
+        if (now.st_dev, now.st_ino) != self._file:
+            return "the ledger file was replaced by another file while the service held it open"
+        return None
 
     def _connect(self) -> sqlite3.Connection:
+        problem = self.file_problem()  # before connecting: connecting to a missing path would create a file there
+        if problem is not None:
+            raise LedgerUnavailable(problem)
         db: sqlite3.Connection | None = getattr(self._local, "db", None)
         if db is None:
             db = sqlite3.connect(self._path, timeout=TIMEOUT, isolation_level=None)

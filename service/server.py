@@ -9,6 +9,9 @@
   its copy of the listener (``service.gunicorn_worker``);
 - ``body_deadline``: the body of a request must arrive within a total deadline after its head,
   whether it stops or trickles (``service.gunicorn_worker`` applies it to every request);
+- ``serving`` and ``close_after_answer``: the app marks the answer it is writing as the
+  connection's last (a body that did not arrive whole: where the next request would start is
+  unknown), so gunicorn closes the connection after it *and says so* (``Connection: close``);
 - ``write_problem``: gunicorn's own refusals (a malformed request line, too long a URI, too many
   or too large header fields) as ``application/problem+json`` instead of an HTML page.
 """
@@ -25,12 +28,13 @@ import struct
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "DRAIN", "BodyDeadline", "SharedFlag", "body_deadline", "install_drain", "refuse_new_connections",
-    "usable_cpus", "write_problem",
+    "DRAIN", "BodyDeadline", "SharedFlag", "body_deadline", "close_after_answer", "install_drain", "refuse_new_connections",
+    "serving", "usable_cpus", "write_problem",
 ]
 
 
@@ -258,6 +262,29 @@ def body_deadline(req: Any, seconds: float) -> Iterator[None]:
         yield
     finally:
         unreader.sock = sock
+
+
+# --- an answer that closes its connection says so ----------------------------------------------
+
+_REQUEST: ContextVar[Any] = ContextVar("referee_gunicorn_request", default=None)
+"""gunicorn's request object being answered in this greenlet (gevent worker) or thread (sync)."""
+
+
+def serving(req: Any) -> None:
+    """gunicorn's ``pre_request`` hook names the request about to reach the app. The app keeps
+    this function as ``app.extensions["referee.serving"]``, so the hook reaches the module copy
+    the app imported (a configuration file run by path imports the checkout's ``service`` package,
+    an installed app is ``card_referee``)."""
+    _REQUEST.set(req)
+
+
+def close_after_answer() -> None:
+    """The answer being written is this connection's last: gunicorn writes it with
+    ``Connection: close`` and then closes (its ``must_close``, as while draining). Without gunicorn
+    (in-process tests, another WSGI server) this does nothing."""
+    req = _REQUEST.get()
+    if req is not None:
+        req.must_close = True
 
 
 # --- gunicorn's own refusals as problems -------------------------------------------------------

@@ -9,10 +9,13 @@ service's ``replay`` runs: ``service/replay.py``) and compares the result with t
 a verdict (``format`` card-referee-verdict/1) it checks the signature. Exit status 0 when
 everything holds, 1 with the reason on stderr otherwise, 2 for unusable arguments or files.
 
-Both files are read as the service reads a request body (``service.jsonio``, I-JSON): a record or
-verdict that names a member twice (``"result"`` forged first, the signed one last) is refused,
-``FAILED (duplicate_member)``, since readers that keep the first value and readers that keep the
-last would disagree about what was signed.
+Both files are read as bytes, by the reader the service reads a request body with
+(``service.jsonio``: UTF-8 without a byte-order mark, I-JSON), so a record gets the same answer
+here as posted to ``replay``: a record or verdict that is not UTF-8 JSON text (UTF-16 or UTF-32, a
+byte-order mark, bytes that are not UTF-8, a lone surrogate) is refused, ``FAILED (bad_encoding)``, as
+the service answers 400 ``bad_encoding``; one that names a member twice (``"result"`` forged first, the
+signed one last) is ``FAILED (duplicate_member)`` (400 ``duplicate_member``), since readers that
+keep the first value and readers that keep the last would disagree about what was signed.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import jsonio
 from .records import RECORD_FORMAT, VERDICT_FORMAT, RecordError, adjudicate, check_signature, public_keys
@@ -33,17 +37,16 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--keys", required=True, help="the JWK Set file (GET /v1/keys)")
     args = parser.parse_args(argv)
     try:
-        text = sys.stdin.read() if args.record == "-" else open(args.record, encoding="utf-8").read()  # noqa: SIM115
-        doc = jsonio.loads(text)
-    except jsonio.DuplicateMember as exc:
-        print(f"FAILED (duplicate_member): {exc}", file=sys.stderr)
+        data = sys.stdin.buffer.read() if args.record == "-" else Path(args.record).read_bytes()
+        doc = jsonio.loads(data)
+    except (jsonio.DuplicateMember, jsonio.BadEncoding) as exc:
+        print(f"FAILED ({exc.code}): {exc}", file=sys.stderr)
         return 1
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        with open(args.keys, encoding="utf-8") as f:
-            keys = public_keys(jsonio.loads(f.read()))
+        keys = public_keys(jsonio.loads(Path(args.keys).read_bytes()))
     except (OSError, ValueError) as exc:
         print(f"error: the key file {args.keys}: {exc}", file=sys.stderr)
         return 2

@@ -127,6 +127,8 @@ BLOCKS: dict[tuple[str, str], str] = {
     ("docs/library.md", ">>> from cryptography.fernet import Fernet"): "tests/test_library_doc.py (doctest)",
     ("docs/dev/faults.md", ".venv/bin/python scripts/faults.py --fault sigkill"):
         "tests/deploy/test_faults.py (the runner itself, short: none,sigkill); the full runs: minutes each, their figures in the page",
+    ("docs/dev/testing.md", "# open: REFEREE_ALLOW_FIXED_DECKS=1 card-referee serve"):
+        "tests/fuzz/test_schemathesis_cli.py (the same command, per mode, against 2-worker gunicorn; checked as printed there)",
     ("docs/dev/mutation.md", "nice -n 10 python3 scripts/mutate.py"):
         "here: test_mutate_list_runs (--list); the sweeps: not run (minutes per mutant), tests/test_mutate.py",
 }

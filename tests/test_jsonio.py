@@ -29,7 +29,7 @@ BOUNDS_64 = (-(2**63), 2**63 - 1)
 
 def _reference(raw: bytes | str, bounds: tuple[int, int] = (-MAX_INT, MAX_INT), max_depth: int = 64) -> Any:
     """The verdict of the standard library alone, with the service's rules."""
-    value = jsonio._strict_loads(raw, bounds)
+    value = jsonio._strict_loads(raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw, bounds)
     if isinstance(value, (dict, list)) and _depth(value) > max_depth:
         raise TooDeep(f"the JSON nests deeper than {max_depth} levels")
     return value
@@ -102,10 +102,15 @@ def test_loads_agrees_with_the_standard_library_on_broken_texts(value: Any, cut:
         (b"{", "Malformed"),
         (b"", "Malformed"),
         (b"[1,]", "Malformed"),
-        (b"\xff", "Malformed"),
-        (b'"\\ud800"', "ok"),  # a lone surrogate escape: the standard library reads it
-        (b"\xef\xbb\xbf{}", "ok"),  # a UTF-8 byte order mark: the standard library reads it
-        ('{"a": 1}'.encode("utf-16"), "ok"),  # so does UTF-16 (JSON's other encodings)
+        (b"\xff", "BadEncoding"),  # not UTF-8 (issue 32: one reading of bytes everywhere, tests/test_bytes.py)
+        (b'"\\ud800"', "BadEncoding"),  # a lone surrogate escape: no UTF-8 text can carry it (I-JSON)
+        (b'"\\ud83d\\ude00"', "ok"),  # a pair is one character
+        (b'"\\\\ud800"', "ok"),  # an escaped backslash, then the text ud800
+        (b"\xef\xbb\xbf{}", "BadEncoding"),  # a UTF-8 byte order mark (the standard library would read it)
+        ('{"a": 1}'.encode("utf-16"), "BadEncoding"),  # so UTF-16 and UTF-32 (it would read them too)
+        ('{"a": 1}'.encode("utf-32-le"), "BadEncoding"),
+        (b'"\xed\xa0\x80"', "BadEncoding"),  # a surrogate as raw bytes
+        (b'"\xc0\xaf"', "BadEncoding"),  # an overlong form
         (b"[" * 64 + b"]" * 64, "ok"),
         (b"[" * 65 + b"]" * 65, "TooDeep"),
         (b'{"a":' * 65 + b"1" + b"}" * 65, "TooDeep"),
@@ -212,7 +217,8 @@ def test_a_repeated_name_says_where() -> None:
 
 def test_str_input_is_read_like_bytes() -> None:
     assert jsonio.loads('{"a": "é", "b": [1, 2]}') == {"a": "é", "b": [1, 2]}
-    assert jsonio.loads('"\ud800"') == "\ud800"
+    with pytest.raises(jsonio.BadEncoding):
+        jsonio.loads('"\ud800"')  # a str holding a lone surrogate is no UTF-8 text
     with pytest.raises(OutOfRange):
         jsonio.loads("[9007199254740992]")
 

@@ -60,7 +60,7 @@ HTTP_CODES = {
     "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
     "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
     "unsupported_media_type", "internal", "token_superseded", "ledger_unavailable", "ledger_lost", "token_too_large",
-    "body_incomplete", "body_timeout", "bad_framing", "duplicate_member",
+    "body_incomplete", "body_timeout", "bad_framing", "duplicate_member", "bad_encoding",
 }  # docs/wire.md "Errors"
 RECORD_CODES = {"bad_signature", "bad_commitment", "invalid_record"}  # issue 13: a refused match record
 

@@ -15,7 +15,11 @@ Every limit here keeps the cost of a refused body below the cost of a few accept
   extension, too many or malformed trailer fields): 400 ``bad_framing``. gunicorn closes the
   connection after each of them.
 - **Numbers**: every integer lies in ±(2^53 − 1) (RFC 7493, I-JSON), so JavaScript clients read
-  and send back every value unchanged; ``NaN`` and ``Infinity`` are not JSON.
+  and send back every value unchanged; ``NaN`` and ``Infinity`` are not JSON. Every number of every
+  request is an integer (the contract has no other kind), written without a fraction or an
+  exponent: any other number, anywhere in any body (``248.0``, ``2.48e2``, ``0.5``), is 400
+  ``invalid_request`` with its JSON Pointer, before any schema or engine looks at it, whichever
+  operation and mode (``jsonio.loads(..., integers_only=True)``).
 - **Shape**: at most ``MAX_DEPTH`` levels of nesting, one array or object per 32 bytes of the limit and
   one value per 16 bytes, counted on the raw bytes before the decoder builds anything, and at most
   ``MAX_MEMBERS`` members in any object, checked before any schema work.
@@ -212,9 +216,15 @@ def _body(schema: Schema, allow_empty: bool = False) -> dict[str, Any]:
     marks = _marks(raw)
     containers = _shape_budget(marks, limit)
     try:
-        data = jsonio.loads(raw, max_depth=MAX_DEPTH)
+        data = jsonio.loads(raw, max_depth=MAX_DEPTH, integers_only=True)
     except jsonio.OutOfRange as exc:
         raise ApiError(400, "invalid_request", f"The body is refused: {exc}.", {"body": [exc.reason]}) from None
+    except jsonio.NotInteger as exc:
+        detail = (f"The number at {exc.pointer} is written with a fraction or an exponent; every number of a request is an "
+                  "integer, written without either (248, not 248.0 or 2.48e2).")
+        raise ApiError(400, "invalid_request", detail, {exc.pointer: [exc.reason]}) from None
+    except jsonio.BadEncoding as exc:
+        raise ApiError(400, "bad_encoding", f"The body is not UTF-8 JSON text: {exc}.", {"body": [exc.reason]}) from None
     except jsonio.DuplicateMember as exc:
         detail = f"The body is not I-JSON: {exc}."
         raise ApiError(400, "duplicate_member", detail, {exc.pointer or "body": ["duplicate member"]}) from None

@@ -6,6 +6,8 @@ describes the code (``rules.py``); a rules refusal's ``rule`` comes with ``rule_
 that section of the game's rules page. The refusals and their problem documents are data without
 Flask (``service/problems.py``): the referee core builds them, this module answers. A 503 (the
 ledger cannot be reached, ``ledger_unavailable``) carries ``Retry-After: RETRY_AFTER_SECONDS``.
+A body that did not arrive whole (``CLOSING``) is the connection's last answer, and says so
+(``Connection: close``): where the next request would begin is unknown.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from ..engines.base import IllegalMove, RulesError
 from ..observability import count_illegal_move
 from ..problems import ApiError, problem_body, rules_problem, title
 from ..schemas.common import flatten_errors
+from ..server import close_after_answer
 
-__all__ = ["RETRY_AFTER_SECONDS", "problem", "register"]  # refusals as data: service/problems.py
+__all__ = ["CLOSING", "RETRY_AFTER_SECONDS", "problem", "register"]  # refusals as data: service/problems.py
 
 log = logging.getLogger("service.api")
 
@@ -37,6 +40,9 @@ by every pod, so another pod would not do better at once; a store restarting or 
 seconds, and a request already waits up to ``ledger.TIMEOUT`` (2 s) for it, so retrying sooner than
 that only adds waiting requests. Moves are exactly-once for the same token and move: sending one
 again is safe."""
+
+CLOSING = frozenset({"body_incomplete", "body_timeout", "bad_framing"})
+"""Codes after which the server closes the connection (``Connection: close``, under gunicorn)."""
 
 _HTTP_CODES = {
     400: "invalid_request",
@@ -61,6 +67,8 @@ def register(app: Flask) -> None:
     @app.errorhandler(ApiError)
     def _api(exc: ApiError) -> Response:
         headers = {"Retry-After": str(RETRY_AFTER_SECONDS)} if exc.status == 503 else None
+        if exc.code in CLOSING:
+            close_after_answer()
         return problem(problem_body(exc.status, exc.code, exc.detail, errors=exc.errors), headers)
 
     @app.errorhandler(ValidationError)

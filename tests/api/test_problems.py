@@ -43,7 +43,7 @@ def _raw(client: FlaskClient, path: str, data: bytes | str, ctype: str = "applic
         ('{"token": "abc", "move": {}}', 400, "invalid_request"),  # a token in open mode
         ("[" * 5000 + "]" * 5000, 400, "invalid_request"),  # deeply nested
         ('{"state": ' + "[" * 200 + "]" * 200 + ', "move": {}}', 400, "invalid_request"),
-        ('{"state": {"a": "\\ud800"}, "move": {}}', 422, "invalid_state"),  # lone surrogate: still JSON
+        ('{"state": {"a": "\\ud800"}, "move": {}}', 400, "bad_encoding"),  # a lone surrogate escape: no UTF-8 text (issue 32)
         ('{"state": {}, "move": {}}', 422, "invalid_state"),  # empty state
     ],
 )

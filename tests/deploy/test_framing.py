@@ -9,6 +9,8 @@
 - Every malformed chunked framing (chunk size not hex, negative, no CRLF after a chunk, too many
   or malformed trailer fields, a chunk extension that is not one) is 400 ``bad_framing``, and the
   connection is closed after the answer (where the next request would start is unknown).
+- Each of those answers says ``Connection: close`` (issue 32: they said keep-alive, then closed),
+  while an answer whose connection stays open says keep-alive.
 
 Every answer is checked against openapi.yaml (tests/contract.py). Every wait is bounded.
 """
@@ -92,6 +94,8 @@ def _exchange(port: int, data: bytes, *, half_close: bool = False, seconds: floa
 
 def _assert_refused(status: int, headers: dict[str, str], body: Any, code: str, rule: str | None = RULE) -> None:
     assert status == 400 and isinstance(body, dict) and body.get("code") == code, (status, body)
+    # the server closes the connection after each of these answers, and says so (issue 32)
+    assert headers.get("connection") == "close", headers
     assert headers.get("content-type", "").startswith("application/problem+json")
     assert_problem(body, 400)
     if rule is not None:
@@ -246,6 +250,22 @@ def test_a_body_cut_short_by_a_half_close_is_400_and_never_processed(tmp_path: P
         assert status == 201, body
     created = [line for line in g.access_log() if line["path"] == NEW and line["status"] == 201]
     assert len(created) == 1  # nothing cut short was processed
+    if worker == "sync":
+        return  # gunicorn's sync worker closes after every answer
+    with Gunicorn(tmp_path, workers=1, name="keep") as g:
+        # A refusal after a whole body keeps the connection (and says so): the next request follows.
+        sock = socket.create_connection(("127.0.0.1", g.port), timeout=10)
+        try:
+            sock.sendall(_head(2) + b"[]" + _head(2) + b"{}")
+            raw = b""
+            while raw.count(b"HTTP/1.1 ") < 2 or not raw.rstrip().endswith(b"}"):
+                part = sock.recv(65536)
+                assert part, raw
+                raw += part
+        finally:
+            sock.close()
+        first = raw.split(b"HTTP/1.1 ")[1]
+        assert first.startswith(b"400") and b"connection: keep-alive" in first.lower(), first
 
 
 # --- finding 3: malformed chunked framing ------------------------------------------------------

@@ -191,3 +191,32 @@ def test_metrics_listener_reports_a_real_redis_fill_and_api_requests_never_touch
         assert time.monotonic() - started < 0.5
     finally:
         redis.stop()
+
+
+def test_sqlite_file_deleted_under_running_gunicorn_is_503_and_unready_until_renamed_back(tmp_path: Path) -> None:
+    """Issue 32: every worker holds the SQLite file open; deleting or replacing it is noticed on the
+    next request of every worker (503 ``ledger_unavailable``, ``/readyz`` 503), and renaming the
+    same file back restores play where it was."""
+    db = tmp_path / "ledger.db"
+    sealed = {"REFEREE_LEDGER_URL": f"sqlite:///{db}", "REFEREE_MODE": "sealed", "REFEREE_SEAL_KEYS": KEY_NEW}
+    with Gunicorn(tmp_path, workers=2, env=sealed, name="sqlite") as g:
+        status, _, env = _request(f"{g.url}{NEW}", {})
+        assert status == 201, env
+        aside = tmp_path / "aside.db"
+        for change in ("deleted", "replaced"):
+            if change == "deleted":
+                db.rename(aside)
+            else:
+                db.write_bytes(b"SQLite format 3\x00" + bytes(4080))  # another file at the path
+            for _ in range(6):  # both workers (each request may land on either)
+                status, headers, body = _request(f"{g.url}{NEW}", {})
+                assert status == 503 and body["code"] == "ledger_unavailable" and headers["Retry-After"] == "2", body
+                status, _, body = _request(f"{g.url}/readyz")
+                assert status == 503 and body["status"] == "ledger_unavailable" and change in body["reason"], body
+        db.unlink()
+        aside.rename(db)
+        for _ in range(6):
+            assert _request(f"{g.url}/readyz")[0] == 200
+        status, _, state = _request(f"{g.url}{NEW[:-4]}/state", {"token": env["token"]})
+        assert status == 200 and state["state"]["seq"] == env["state"]["seq"], state  # the match is still known
+    assert "Traceback" not in g.stderr.read_text()

@@ -3,8 +3,13 @@
 A real ``redis-server`` without persistence is restarted (it comes back empty, as Redis does without
 AOF), and a SQLite ledger's file is lost and recreated: every token handed out before, superseded
 or not, is then refused with 409 ``ledger_lost`` on ``moves``, ``state`` and ``check``, never
-accepted; matches begun after the loss play normally. ``/readyz`` stays 200 whether or not the
-configured ledger answers (it is shared by every pod: its state is in ``/metrics``).
+accepted; matches begun after the loss play normally. ``/readyz`` stays 200 whether or not a
+Redis ledger answers (it is shared by every pod: its state is in ``/metrics``).
+
+A SQLite ledger's file deleted or replaced while the service runs (issue 32): the open handle would
+go on answering from the old file, and a restart would forget every match. It is noticed before the
+next use: sealed requests are 503 ``ledger_unavailable`` and ``/readyz`` 503 (the file is this
+pod's own store) until the same file is back at its path; then play resumes where it was.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 from flask import Flask
 
 from tests.conftest import KEY_NEW, make_app
+from tests.contract import assert_conforms
 from tests.fairplay.conftest import RedisServer
 from tests.fairplay.helpers import new_match
 from tests.servers import free_port
@@ -137,5 +143,38 @@ def test_readyz_with_a_sqlite_ledger_and_without_one(tmp_path: Path, fair_app: F
     ok = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{tmp_path / 'l.db'}").test_client()
     assert ok.get("/readyz").status_code == 200
     unusable = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{tmp_path / 'missing' / 'l.db'}").test_client()
-    assert unusable.get("/readyz").status_code == 200  # the store's fault, not this pod's
+    r = unusable.get("/readyz")  # a SQLite ledger is this pod's own store (issue 32)
+    assert r.status_code == 503 and r.json["status"] == "ledger_unavailable", r.json
+    assert_conforms("GET", "/readyz", 503, "application/json", r.json)
     assert fair_app.test_client().get("/readyz").status_code == 200  # no ledger configured
+
+
+def _ledger_refuses(client: Any, match: dict[str, Any], why: str) -> None:
+    r = client.get("/readyz")
+    assert r.status_code == 503 and r.json["status"] == "ledger_unavailable" and why in r.json["reason"], r.json
+    assert_conforms("GET", "/readyz", 503, "application/json", r.json)
+    seat = match["last"]["to_move"][0]
+    r = client.post(f"{SCH}/state?as={seat}", json={"token": match["last"]["token"]}, headers={"X-Seat-Key": match["keys"][seat]})
+    assert r.status_code == 503 and r.json["code"] == "ledger_unavailable" and r.headers["Retry-After"] == "2", r.json
+    r = client.post(f"{SCH}/new", json={})
+    assert r.status_code == 503 and r.json["code"] == "ledger_unavailable", r.json
+
+
+def test_sqlite_file_deleted_or_replaced_under_the_service_is_refused_until_it_is_back(tmp_path: Path) -> None:
+    db = tmp_path / "ledger.db"
+    client = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{db}").test_client()
+    assert client.get("/readyz").status_code == 200
+    match = _play_matches(client)[0]
+    aside = tmp_path / "aside.db"
+    db.rename(aside)  # deleted, as far as the path can tell (the service still holds it open)
+    _ledger_refuses(client, match, "deleted")
+    assert not db.exists()  # refusing created no file in its place
+    db.write_bytes(b"")  # another file at the path (an empty volume, a restored copy)
+    _ledger_refuses(client, match, "replaced")
+    db.unlink()
+    aside.rename(db)  # the same file back
+    assert client.get("/readyz").json == {"status": "ready", "mode": "sealed"}
+    seat = match["last"]["to_move"][0]
+    r = _move(client, match["last"]["token"], match["keys"][seat], seat)
+    assert r.status_code == 200 and r.json["state"]["seq"] == match["last"]["state"]["seq"] + 1, r.json  # play resumes
+    _a_new_match_plays(client)
