@@ -165,12 +165,15 @@ if _OWN_METRICS_DIR:
 
 
 def on_starting(server: _Any) -> None:
-    """Refuse a configuration the app would refuse, before any worker starts; start the metric
-    files from empty (counters restart with the instance, as Prometheus expects)."""
+    """Refuse a configuration the app would refuse, before any worker starts; open a SQLite ledger's
+    file once, for every worker (``service.ledger.pin_sqlite_file``); start the metric files from
+    empty (counters restart with the instance, as Prometheus expects)."""
     if __package__:
         from .config import Config, ConfigError
+        from .ledger import pin_sqlite_file
     else:  # run by path
         from service.config import Config, ConfigError
+        from service.ledger import pin_sqlite_file
 
     try:
         cfg = Config.from_env()
@@ -179,6 +182,7 @@ def on_starting(server: _Any) -> None:
         raise SystemExit(EX_CONFIG) from None
     if server is not None:
         server.log.info("card-referee: %s mode, %s worker(s), drain %s s", cfg.mode, workers, _DRAIN_SECONDS)
+    pin_sqlite_file(cfg.ledger_url)  # every worker, also one started later, holds to the file opened now
     directory = _Path(_os.environ["PROMETHEUS_MULTIPROC_DIR"])
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob("*.db"):

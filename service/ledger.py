@@ -291,6 +291,30 @@ class RedisLedger:
         return int(info["used_memory"]), (limit or None)
 
 
+_PINNED: dict[str, tuple[int, int]] = {}
+"""Absolute path → (``st_dev``, ``st_ino``) of the SQLite ledger file the server's master opened
+before its workers forked (``pin_sqlite_file``); a forked worker inherits it."""
+
+
+def pin_sqlite_file(url: str | None) -> None:
+    """In the gunicorn master, before any worker forks: open the SQLite ledger ``url`` names (creating
+    it if need be, once) and remember which file it is. Every worker then holds to that file, also a
+    worker started later (a replacement, or ``max_requests`` recycling) while the file is gone: it
+    refuses as the others do (503) and never creates another file at the path, which would give it a
+    ledger of its own. Not a SQLite URL, or a file that cannot be opened: nothing is pinned (the
+    workers report it as before)."""
+    if not url or not url.startswith("sqlite:///"):
+        return
+    path = url[len("sqlite:///") :]
+    try:
+        ledger = SqliteLedger(path, DEFAULT_TTL)
+    except LedgerUnavailable:
+        return
+    ledger.close()
+    assert ledger._file is not None
+    _PINNED[os.path.abspath(path)] = ledger._file
+
+
 class SqliteLedger:
     """The ledger in a SQLite file: ``BEGIN IMMEDIATE`` makes each operation atomic across the
     processes of one machine; the epoch is the ``meta`` table's ``epoch`` row; a match's record is
@@ -315,6 +339,11 @@ class SqliteLedger:
         self._local = threading.local()
         self._moves = 0
         self._file: tuple[int, int] | None = None  # (st_dev, st_ino) of the file opened
+        pinned = _PINNED.get(os.path.abspath(path))
+        if pinned is not None:  # a worker of a server whose master opened the file: that file or none
+            self._file = pinned
+            if self.file_problem() is not None:
+                return  # gone or replaced since: every operation refuses (503) until it is back
         try:
             with self._connect() as db:
                 db.execute("CREATE TABLE IF NOT EXISTS ledger (match_id TEXT PRIMARY KEY, seq INTEGER NOT NULL, expires REAL NOT NULL)")
@@ -332,6 +361,13 @@ class SqliteLedger:
         except OSError as exc:
             raise LedgerUnavailable(f"the ledger file {self._path} cannot be read: {exc.strerror}") from None
         self._file = (opened.st_dev, opened.st_ino)
+
+    def close(self) -> None:
+        """Close this thread's connection (the next operation opens another)."""
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is not None:
+            db.close()
+            self._local.db = None
 
     def file_problem(self) -> str | None:
         """Why the path no longer names the file this ledger opened (deleted, replaced, unreadable), or None."""

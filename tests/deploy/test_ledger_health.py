@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
+import signal
 import time
 import urllib.error
 import urllib.request
@@ -195,8 +197,8 @@ def test_metrics_listener_reports_a_real_redis_fill_and_api_requests_never_touch
 
 def test_sqlite_file_deleted_under_running_gunicorn_is_503_and_unready_until_renamed_back(tmp_path: Path) -> None:
     """Issue 32: every worker holds the SQLite file open; deleting or replacing it is noticed on the
-    next request of every worker (503 ``ledger_unavailable``, ``/readyz`` 503), and renaming the
-    same file back restores play where it was."""
+    next request of every worker (503 ``ledger_unavailable``, ``/readyz`` 503), also of a worker
+    started while the file is gone; renaming the same file back restores play where it was."""
     db = tmp_path / "ledger.db"
     sealed = {"REFEREE_LEDGER_URL": f"sqlite:///{db}", "REFEREE_MODE": "sealed", "REFEREE_SEAL_KEYS": KEY_NEW}
     with Gunicorn(tmp_path, workers=2, env=sealed, name="sqlite") as g:
@@ -213,6 +215,20 @@ def test_sqlite_file_deleted_under_running_gunicorn_is_503_and_unready_until_ren
                 assert status == 503 and body["code"] == "ledger_unavailable" and headers["Retry-After"] == "2", body
                 status, _, body = _request(f"{g.url}/readyz")
                 assert status == 503 and body["status"] == "ledger_unavailable" and change in body["reason"], body
+            if change == "deleted":
+                # a worker started while the file is gone (a crash, max_requests) holds to the file the
+                # master opened: it refuses as the others do and creates no ledger of its own there
+                before = set(g.worker_pids())
+                os.kill(min(before), signal.SIGKILL)
+                deadline = time.monotonic() + 30
+                while not (len(g.worker_pids()) == 2 and set(g.worker_pids()) != before) and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                assert len(g.worker_pids()) == 2 and set(g.worker_pids()) != before, "the master started no new worker"
+                for _ in range(6):
+                    status, _, body = _request(f"{g.url}{NEW}", {})
+                    assert status == 503 and body["code"] == "ledger_unavailable", body
+                    assert _request(f"{g.url}/readyz")[0] == 503
+                assert not db.exists(), "a worker created a ledger file of its own"
         db.unlink()
         aside.rename(db)
         for _ in range(6):
