@@ -18,7 +18,7 @@ from ..cards import Card, Suit, names
 from ..cards.packs import short_20
 from ..cards.tricks import of_suit
 from .base import BadMove, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
-from .kit import Problems, check_dealt, check_players, refuse_early, view_head
+from .kit import Problems, check_dealt, check_players, option, option_info, refuse_early, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 if TYPE_CHECKING:
@@ -69,22 +69,24 @@ _REASON_CLOSER_FAILED: Final = Reason.CLOSER_FAILED
 class Options:
     """§3 options, defaults as in the spec."""
 
-    dealer: Seat = 0
-    target: int = 7
-    exchange_with_two_left: bool = False
-    marriage_requires_trick: bool = False
-    auto_claim: bool = False
-    show_points: bool = True
+    dealer: Seat = option(0, type="integer", minimum=0, maximum=1, description="Dealer of the first deal.")
+    target: int = option(7, type="integer", minimum=1, maximum=1000, description="Game points needed to win the match.")
+    exchange_with_two_left: bool = option(
+        False, type="boolean",
+        description="Allow the trump-Jack exchange when the talon size is exactly 2.",
+    )
+    marriage_requires_trick: bool = option(
+        False, type="boolean",
+        description="A marriage may be declared only after winning a trick in the deal.",
+    )
+    auto_claim: bool = option(
+        False, type="boolean",
+        description="End the deal as a correct claim as soon as a player could claim 66; explicit claims are refused.",
+    )
+    show_points: bool = option(True, type="boolean", description="Views show trick contents and point totals.")
 
 
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "dealer": {"type": "integer", "minimum": 0, "maximum": 1, "description": "Dealer of the first deal."},
-    "target": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Game points needed to win the match."},
-    "exchange_with_two_left": {"type": "boolean", "description": "Allow the trump-Jack exchange when the talon size is exactly 2."},
-    "marriage_requires_trick": {"type": "boolean", "description": "A marriage may be declared only after winning a trick in the deal."},
-    "auto_claim": {"type": "boolean", "description": "End the deal as a correct claim as soon as a player could claim 66; explicit claims are refused."},
-    "show_points": {"type": "boolean", "description": "Views show trick contents and point totals."},
-}
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 class Closing(NamedTuple):
