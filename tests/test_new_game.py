@@ -67,7 +67,8 @@ def _add_war(tree: Path) -> set[str]:
 def _writers() -> list[list[str]]:
     """The writer commands the guide prints, in order (after the README's setup: ``.venv/bin/python``)."""
     found = re.findall(r"^ *(\.venv/bin/python -m [\w.]+)$", GUIDE.read_text(encoding="utf-8"), flags=re.MULTILINE)
-    assert found == [".venv/bin/python -m service.schemas.contract", ".venv/bin/python -m service.examples"], found
+    assert found == [".venv/bin/python -m service.schemas.contract", ".venv/bin/python -m service.examples",
+                     ".venv/bin/python -m service.schemas.typed"], found
     return [command.split()[1:] for command in found]
 
 
@@ -101,6 +102,8 @@ def test_a_new_game_goes_in_by_the_guide(tmp_path: Path, request: pytest.Fixture
     assert "WarProblemCode" not in schemas and "enum: []" not in text  # no codes of its own: no empty enum
     assert "war" in schemas["GameId"]["enum"] and "war" in schemas["GameEntry"]["properties"]["id"]["x-enum-known"]
     assert {"name": "war", "description": "Play War."} in spec["tags"]
+    typed = (tree / "service" / "typed.py").read_text(encoding="utf-8")
+    assert "class WarEnvelope(TypedDict" in typed and "class WarEngineView(TypedDict" in typed, "the typed writer"
     assert "/v1/games/war/new" in spec["paths"] and "WarNewResponse" in spec["components"]["examples"]
     from openapi_spec_validator import validate
 

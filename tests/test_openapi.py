@@ -29,6 +29,7 @@ from service.engines import schnapsen as sch
 from service.envelope import envelope as build_envelope
 from service.schemas import SCHEMAS as SCHEMAS_BY_GAME
 from service.sealing import Sealer
+from tests.codes import COMMON_CODES, HTTP_CODES, RECORD_CODES, http_statuses
 from tests.playouts import random_playout
 
 try:
@@ -46,23 +47,13 @@ PROBLEM_REF = "#/components/schemas/Problem"
 EXAMPLE_1_DECK = ["AH", "10S", "KD", "QC", "JH", "AS", "QH", "10H", "JD", "KH",
                   "KS", "AD", "JS", "QS", "10C", "AC", "KC", "JC", "QD", "10D"]
 
-# Transcribed from the specs (checked against the files below when they are present).
-COMMON_CODES = {
-    "invalid_players", "invalid_option", "invalid_deck", "invalid_state", "stale_state",
-    "invalid_move", "unknown_move_type", "invalid_player", "invalid_card", "game_over",
-    "wrong_phase", "not_your_turn", "card_not_in_hand", "duplicate_card",
-}  # docs/rules/conventions.md "Common error codes"
 GAME_CODES = {game: frozenset(engine.GAME.codes) for game, engine in ENGINES.items()}
 """Each game's own codes, derived from its declaration (``GameInfo.codes``, which
 tests/test_contract_generated.py pins to its rules page's §8 table), never copied here: a code a game
 adds flows into every check below."""
-HTTP_CODES = {
-    "invalid_request", "token_required", "bad_state_token", "seat_key_required", "bad_seat_key",
-    "fixed_deck_forbidden", "unknown_game", "not_found", "method_not_allowed", "body_too_large",
-    "unsupported_media_type", "internal", "token_superseded", "ledger_unavailable", "ledger_lost", "token_too_large",
-    "body_incomplete", "body_timeout", "bad_framing", "duplicate_member", "bad_encoding",
-}  # docs/wire.md "Errors"
-RECORD_CODES = {"bad_signature", "bad_commitment", "invalid_record"}  # issue 13: a refused match record
+# COMMON_CODES (docs/rules/conventions.md's "Common error codes"), HTTP_CODES (docs/wire.md's "Errors")
+# and RECORD_CODES (a refused match record): the contract's families, read by tests/codes.py; the
+# pages are checked against them below.
 
 
 # --- helpers ----------------------------------------------------------------------------------
@@ -265,8 +256,8 @@ def test_error_statuses_per_operation() -> None:
 
 
 def test_problem_codes_cover_every_code() -> None:
-    """Every code of docs/rules/conventions.md, every game's own (its declaration) and docs/wire.md is in
-    ProblemCode's x-enum-known, and no other."""
+    """Every code of the contract's families (HTTP, rules and record: tests/codes.py) and every game's own
+    (its declaration) is in ProblemCode's x-enum-known, and no other."""
     codes = problem_codes()
     own = frozenset().union(*GAME_CODES.values())
     assert codes == COMMON_CODES | own | HTTP_CODES | RECORD_CODES
@@ -275,6 +266,14 @@ def test_problem_codes_cover_every_code() -> None:
         if name.endswith("ProblemCode") and name != "ProblemCode":
             families |= set(schema["enum"])
     assert families == codes  # every code sits in one family schema too
+
+
+def test_http_problem_codes_state_their_status() -> None:
+    """HttpProblemCode's description gives each of its codes a status (what docs/rules/errors.md and the
+    service are checked against: tests/api/test_rules_pages.py), and names no other code."""
+    stated = http_statuses()
+    assert set(stated) == HTTP_CODES, set(stated) ^ HTTP_CODES
+    assert all(400 <= status < 600 for status in stated.values()), stated
 
 
 def _table_codes(text: str, start: str, end: str) -> set[str]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Final, NamedTuple, assert_never, cas
 from ..cards import Card
 from ..cards.packs import full_52, pack_of
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, option, option_info, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
@@ -63,24 +63,34 @@ class ResultKind(StrEnum):
 class Options:
     """§3 options, defaults as in the spec."""
 
-    dealer: Seat = 0
-    pack: int = 52
-    ante: int = 1
-    min_raise: int = 1
-    hand_ranking: str = "suit_points"
-    tie_rule: str = "split"
-    hands: int | None = None
+    dealer: Seat = option(0, type="integer", minimum=0, maximum=7, description="Dealer of the first hand (a seat of the game).")
+    pack: int = option(
+        52, type="integer", enum=[36, 52],
+        description="Pack used: 52 cards, or 36 (ranks 6 to A); no other value.",
+    )
+    ante: int = option(
+        1, type="integer", minimum=0, maximum=1_000_000,
+        description="The first stake every seat pays into the pot at the start of each hand.",
+    )
+    min_raise: int = option(
+        1, type="integer", minimum=1, maximum=1_000_000,
+        description="Smallest raise increment in the betting round.",
+    )
+    hand_ranking: str = option(
+        "suit_points", type="string", enum=["suit_points", "poker4"],
+        description="How hands compare at the showdown: suit points (three and four of a kind above) or Four Card Poker.",
+    )
+    tie_rule: str = option(
+        "split", type="string", enum=["split", "carry"],
+        description="Equal best hands share the pot, or the pot is carried to the next hand.",
+    )
+    hands: int | None = option(
+        None, type="integer", nullable=True, minimum=1, maximum=1_000_000,
+        description="null: open-ended; N: the game ends after hand N.",
+    )
 
 
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "dealer": {"type": "integer", "minimum": 0, "maximum": 7, "description": "Dealer of the first hand (a seat of the game)."},
-    "pack": {"type": "integer", "enum": [36, 52], "description": "Pack used: 52 cards, or 36 (ranks 6 to A); no other value."},
-    "ante": {"type": "integer", "minimum": 0, "maximum": 1_000_000, "description": "The first stake every seat pays into the pot at the start of each hand."},
-    "min_raise": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "description": "Smallest raise increment in the betting round."},
-    "hand_ranking": {"type": "string", "enum": ["suit_points", "poker4"], "description": "How hands compare at the showdown: suit points (three and four of a kind above) or Four Card Poker."},
-    "tie_rule": {"type": "string", "enum": ["split", "carry"], "description": "Equal best hands share the pot, or the pot is carried to the next hand."},
-    "hands": {"type": "integer", "nullable": True, "minimum": 1, "maximum": 1_000_000, "description": "null: open-ended; N: the game ends after hand N."},
-}
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 HAND_RANKINGS: Final = ("suit_points", "poker4")
 TIE_RULES: Final = ("split", "carry")
 

@@ -20,7 +20,7 @@ from ..cards.packs import full_52
 from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, beats, may_follow, of_suit, strength
 from ..cards.turns import draw_in_turn
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, option, option_info, refuse_early, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 if TYPE_CHECKING:
@@ -56,46 +56,33 @@ _PHASE_PLAY, _PHASE_DEAL_OVER, _PHASE_GAME_OVER = Phase  # the members, in order
 class Options:
     """§3 options, defaults as in the spec."""
 
-    dealer: Seat = 0
-    target: int = 10
-    trump_mode: str = CHANGING
-    stock_face_up: bool = True
-    game_point: bool = False
-    follow_rule: str = FOLLOW_SUIT
-    start_scores: tuple[int, int] = (0, 0)
-
-
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "dealer": {"type": "integer", "minimum": 0, "maximum": 1, "description": "Dealer of the first hand."},
-    "target": {"type": "integer", "minimum": 1, "maximum": MAX_TARGET, "description": "Points needed to win."},
-    "trump_mode": {
-        "type": "string",
-        "enum": list(TRUMP_MODES),
-        "description": "changing: each trick's trump is the suit of the stock's top card (the last one stays); "
+    dealer: Seat = option(0, type="integer", minimum=0, maximum=1, description="Dealer of the first hand.")
+    target: int = option(10, type="integer", minimum=1, maximum=MAX_TARGET, description="Points needed to win.")
+    trump_mode: str = option(
+        CHANGING, type="string", enum=list(TRUMP_MODES),
+        description="changing: each trick's trump is the suit of the stock's top card (the last one stays); "
         "fixed: the first turn-up's suit is trump for the whole hand.",
-    },
-    "stock_face_up": {
-        "type": "boolean",
-        "description": "The stock lies face up and every drawn card is public; false (Shasta Sam): face down.",
-    },
-    "game_point": {
-        "type": "boolean",
-        "description": "A fourth point, Game, for the greater card value in tricks (a tie scores nobody).",
-    },
-    "follow_rule": {
-        "type": "string",
-        "enum": list(FOLLOW_RULES),
-        "description": "follow_suit: follow if able; follow_or_trump: follow or trump; "
+    )
+    stock_face_up: bool = option(
+        True, type="boolean",
+        description="The stock lies face up and every drawn card is public; false (Shasta Sam): face down.",
+    )
+    game_point: bool = option(
+        False, type="boolean",
+        description="A fourth point, Game, for the greater card value in tricks (a tie scores nobody).",
+    )
+    follow_rule: str = option(
+        FOLLOW_SUIT, type="string", enum=list(FOLLOW_RULES),
+        description="follow_suit: follow if able; follow_or_trump: follow or trump; "
         "follow_or_trump_compulsory: follow or trump, and a seat void in the led suit must trump if able.",
-    },
-    "start_scores": {
-        "type": "array",
-        "items": {"type": "integer", "minimum": 0},
-        "minItems": 2,
-        "maxItems": 2,
-        "description": "Scores at the start, one per seat, each below the target.",
-    },
-}
+    )
+    start_scores: tuple[int, int] = option(
+        (0, 0), type="array", items={"type": "integer", "minimum": 0}, minItems=2, maxItems=2,
+        description="Scores at the start, one per seat, each below the target.",
+    )
+
+
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 class PlayedCard(NamedTuple):

@@ -11,6 +11,8 @@
   edge found that come before any state check.
 - ``Problems``: the collector ``check_state`` writes field-path problems into.
 - ``stepper``/``applier``: ``step`` and ``apply`` from a game's ``_check`` and ``_next``.
+- ``option``/``option_info``: a §3 option declared once, its default and its catalogue entry
+  (type, bounds or enum, description) on the ``Options`` field; ``OPTION_INFO`` read from them.
 
 Follow obligations and ``beats`` live in ``cards/tricks.py``; the claim games' checks (Slapjack,
 Snap) in ``engines/claims.py``.
@@ -18,8 +20,9 @@ Snap) in ``engines/claims.py``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Protocol, Self, TypeVar
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, Self, TypeVar
 
 from ..cards import Card
 from ..cards.packs import DeckProblem, check_deck
@@ -32,6 +35,8 @@ __all__ = [
     "check_dealt",
     "check_players",
     "check_seats",
+    "option",
+    "option_info",
     "players",
     "refuse_early",
     "seat_counts",
@@ -57,6 +62,7 @@ class _Sequenced(Protocol):
 
 S = TypeVar("S", bound=_Sequenced)
 M = TypeVar("M")
+T = TypeVar("T")
 
 
 class _Seated(Protocol):
@@ -78,6 +84,38 @@ def status(state: _Phased) -> str:
 def view_head(game: GameInfo, state: _Sequenced, seat: int | None) -> dict[str, object]:
     """The fields every view starts with, in this order: ``game``, ``seat``, ``seq``, ``rules_version``."""
     return {"game": game.game_id, "seat": seat, "seq": state.seq, "rules_version": game.rules_version}
+
+
+def option(default: T, /, **entry: object) -> T:
+    """A §3 option, declared once on its ``Options`` field: ``dealer: Seat = option(0, type="integer",
+    minimum=0, maximum=1, description="...")``. ``entry`` is the option's catalogue entry as
+    ``GET /v1/games`` lists it, in this order (``type``; ``minimum``/``maximum``, ``enum``, ``nullable``
+    ...; ``description``), ``default`` aside: the field's metadata, read by ``option_info``."""
+    return dataclasses.field(default=default, metadata=entry)  # a Field, typed as its default (as typeshed has it)
+
+
+_KINDS: dict[str, tuple[type, ...]] = {"boolean": (bool,), "integer": (int,), "string": (str,), "array": (tuple,)}
+
+
+def option_info(options: type) -> Mapping[str, Mapping[str, object]]:
+    """``OPTION_INFO``, the catalogue's option table, from the ``Options`` dataclass's fields (each an
+    ``option``), in field order. Raises ValueError, naming the option, for a field that is not an
+    ``option`` (no ``type`` or ``description``) or whose default is not of its type, enum or bounds."""
+    table: dict[str, Mapping[str, object]] = {}
+    for f in dataclasses.fields(options):
+        entry: dict[str, Any] = dict(f.metadata)
+        kind, default = entry.get("type"), f.default
+        if kind not in _KINDS or not isinstance(entry.get("description"), str):
+            raise ValueError(f"{options.__qualname__}.{f.name}: declare it with kit.option(default, type=..., description=...)")
+        fits = (default is None and bool(entry.get("nullable"))) or (
+            isinstance(default, _KINDS[kind]) and (kind != "integer" or not isinstance(default, bool))
+            and ("enum" not in entry or default in entry["enum"])
+            and ("minimum" not in entry or default >= entry["minimum"])
+            and ("maximum" not in entry or default <= entry["maximum"]))
+        if not fits:
+            raise ValueError(f"{options.__qualname__}.{f.name}: the default {default!r} is not a value its entry allows")
+        table[f.name] = entry
+    return table
 
 
 def seat_counts(game: GameInfo) -> str:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, ClassVar, Final, NamedTuple, cast
 from ..cards import RANKS, Card, Suit
 from ..cards.packs import pack_of
 from .base import BadMove, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
-from .kit import Problems, applier, check_dealt, check_players, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, option, option_info, stepper, view_head
 
 if TYPE_CHECKING:
     from ..typed import RussianBankEngineView
@@ -92,35 +92,29 @@ class FirstPlayer(StrEnum):
 class Options:
     """§3 options, defaults as in the spec (strings are checked by the option schema)."""
 
-    first_player: str = "higher_stock"
-    waste_loading: str = "both"
-    waste_top_available: bool = False
-    priority: str = "off"
-    stall_limit: int | None = None
+    first_player: str = option(
+        "higher_stock", type="string", enum=[f.value for f in FirstPlayer],
+        description="Who moves first: the higher stock top (seed), the lower (pagat), or a fixed seat.",
+    )
+    waste_loading: str = option(
+        "both", type="string", enum=["both", "second_player_only"],
+        description="Who may load the opponent's waste: both players, or only the player who did not move first.",
+    )
+    waste_top_available: bool = option(
+        False, type="boolean",
+        description="The top of one's own waste is a free card (pagat variant).",
+    )
+    priority: str = option(
+        "off", type="string", enum=["off", "enforced"],
+        description="Enforce the standard priorities (stock to foundation, foundation moves, fill spaces) as legality.",
+    )
+    stall_limit: int | None = option(
+        None, type="integer", minimum=1, maximum=1_000_000, nullable=True,
+        description="The game ends drawn after this many moves in a row without progress (§7.5); null: never.",
+    )
 
 
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "first_player": {
-        "type": "string",
-        "enum": [f.value for f in FirstPlayer],
-        "description": "Who moves first: the higher stock top (seed), the lower (pagat), or a fixed seat.",
-    },
-    "waste_loading": {
-        "type": "string",
-        "enum": ["both", "second_player_only"],
-        "description": "Who may load the opponent's waste: both players, or only the player who did not move first.",
-    },
-    "waste_top_available": {"type": "boolean", "description": "The top of one's own waste is a free card (pagat variant)."},
-    "priority": {
-        "type": "string",
-        "enum": ["off", "enforced"],
-        "description": "Enforce the standard priorities (stock to foundation, foundation moves, fill spaces) as legality.",
-    },
-    "stall_limit": {
-        "type": "integer", "minimum": 1, "maximum": 1_000_000, "nullable": True,
-        "description": "The game ends drawn after this many moves in a row without progress (§7.5); null: never.",
-    },
-}
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 # --- §5 state -----------------------------------------------------------------------------------

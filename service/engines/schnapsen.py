@@ -18,7 +18,7 @@ from ..cards import Card, Suit, names
 from ..cards.packs import short_20
 from ..cards.tricks import of_suit
 from .base import BadMove, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
-from .kit import Problems, check_dealt, check_players, refuse_early, view_head
+from .kit import Problems, check_dealt, check_players, option, option_info, refuse_early, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
 if TYPE_CHECKING:
@@ -69,22 +69,24 @@ _REASON_CLOSER_FAILED: Final = Reason.CLOSER_FAILED
 class Options:
     """§3 options, defaults as in the spec."""
 
-    dealer: Seat = 0
-    target: int = 7
-    exchange_with_two_left: bool = False
-    marriage_requires_trick: bool = False
-    auto_claim: bool = False
-    show_points: bool = True
+    dealer: Seat = option(0, type="integer", minimum=0, maximum=1, description="Dealer of the first deal.")
+    target: int = option(7, type="integer", minimum=1, maximum=1000, description="Game points needed to win the match.")
+    exchange_with_two_left: bool = option(
+        False, type="boolean",
+        description="Allow the trump-Jack exchange when the talon size is exactly 2.",
+    )
+    marriage_requires_trick: bool = option(
+        False, type="boolean",
+        description="A marriage may be declared only after winning a trick in the deal.",
+    )
+    auto_claim: bool = option(
+        False, type="boolean",
+        description="End the deal as a correct claim as soon as a player could claim 66; explicit claims are refused.",
+    )
+    show_points: bool = option(True, type="boolean", description="Views show trick contents and point totals.")
 
 
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "dealer": {"type": "integer", "minimum": 0, "maximum": 1, "description": "Dealer of the first deal."},
-    "target": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Game points needed to win the match."},
-    "exchange_with_two_left": {"type": "boolean", "description": "Allow the trump-Jack exchange when the talon size is exactly 2."},
-    "marriage_requires_trick": {"type": "boolean", "description": "A marriage may be declared only after winning a trick in the deal."},
-    "auto_claim": {"type": "boolean", "description": "End the deal as a correct claim as soon as a player could claim 66; explicit claims are refused."},
-    "show_points": {"type": "boolean", "description": "Views show trick contents and point totals."},
-}
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 class Closing(NamedTuple):
@@ -379,26 +381,51 @@ def legal_moves(state: State) -> list[Move]:
     if state.marriage_pending is not None:  # §6.5: only claim, or lead the K or Q of the declared suit
         out.extend(map(plays, _playable(state, p)))
         return out
+    exchange, close = _talon_refusals(state, p)
+    if exchange is None:
+        out.append(_EXCHANGE[p])
+    if close is None:
+        out.append(_CLOSE[p])
     hand = state.hands[p]
-    if state.closed_by is None:
-        trump = state.trump_card
-        size = len(state.talon) + (trump is not None)
-        if trump is not None and size >= (2 if opts.exchange_with_two_left else 3) and _JACK[state.trump_suit] in hand:
-            out.append(_EXCHANGE[p])
-        if size >= 3:
-            out.append(_CLOSE[p])
-    if not opts.marriage_requires_trick or state.tricks[p]:
-        suits = []
-        for c in hand:  # a loop, not a comprehension: this runs at every lead
-            if c.rank == "K" and _QUEEN[c.suit] in hand:
-                suits.append(c.suit)
-        if suits:
-            if len(suits) > 1:
-                suits.sort(key=SUIT_ORDER.index)
-            marriages = _MARRIAGE_OF[p]
-            out.extend([marriages[s] for s in suits])
+    suits = []
+    for c in hand:  # a loop, not a comprehension: this runs at every lead; each King held is a candidate
+        if c.rank == "K" and _marriage_refusal(state, p, c.suit) is None:
+            suits.append(c.suit)
+    if suits:
+        if len(suits) > 1:
+            suits.sort(key=SUIT_ORDER.index)
+        marriages = _MARRIAGE_OF[p]
+        out.extend([marriages[s] for s in suits])
     out.extend(map(plays, hand))
     return out
+
+
+def _talon_refusals(state: State, p: Seat) -> tuple[str | None, str | None]:
+    """§6.1, §6.3: the first §8 code refusing the leader ``p`` (no marriage pending) an ``exchange``
+    and a ``close``, each None when he may: the one statement that ``legal_moves`` lists both by and
+    ``step`` refuses them by."""
+    if state.closed_by is not None:
+        return "talon_closed", "talon_closed"
+    trump = state.trump_card
+    size = len(state.talon) + (trump is not None)
+    if size == 0:
+        return "talon_exhausted", "talon_exhausted"
+    close = "talon_too_small" if size < 3 else None
+    if trump is None or _JACK[state.trump_suit] not in state.hands[p]:  # the turned-up trump is never in a hand
+        return "no_trump_jack", close
+    return ("talon_too_small" if size < (2 if state.options.exchange_with_two_left else 3) else None), close
+
+
+def _marriage_refusal(state: State, p: Seat, suit: Suit) -> str | None:
+    """§6.5, §3: the first §8 code refusing the leader ``p`` (no marriage pending) a marriage in
+    ``suit``, or None when he may declare it: the one statement that ``legal_moves`` lists marriages
+    by and ``step`` refuses them by."""
+    hand = state.hands[p]
+    if _KING[suit] not in hand or _QUEEN[suit] not in hand:
+        return "no_marriage"
+    if state.options.marriage_requires_trick and not state.tricks[p]:
+        return "marriage_requires_trick"
+    return None
 
 
 # --- checking (§8 order) --------------------------------------------------------------------
@@ -446,27 +473,26 @@ def _check_lead_action(state: State, move: Claim | Exchange | Close | Marriage) 
         raise IllegalMove(
             "marriage_pending", f"A marriage in {state.marriage_pending.value} was declared; lead its K or Q.", GAME.rule("6.1")
         )
-    hand = state.hands[p]
     if isinstance(move, Marriage):
-        if _KING[move.suit] not in hand or _QUEEN[move.suit] not in hand:
+        code = _marriage_refusal(state, p, move.suit)  # worded here, decided there
+        if code is None:
+            return
+        if code == "no_marriage":
             raise IllegalMove("no_marriage", f"Seat {p} does not hold K and Q of {move.suit.value}.", GAME.rule("6.5"))
-        if state.options.marriage_requires_trick and not state.tricks[p]:
-            raise IllegalMove("marriage_requires_trick", "A marriage needs a trick won first in this deal.", GAME.rule("3"))
+        raise IllegalMove("marriage_requires_trick", "A marriage needs a trick won first in this deal.", GAME.rule("3"))
+    exchange = isinstance(move, Exchange)
+    code = _talon_refusals(state, p)[0 if exchange else 1]  # worded here, decided there
+    if code is None:
         return
-    if state.closed_by is not None:
+    if code == "talon_closed":
         raise IllegalMove("talon_closed", f"The talon was closed by seat {state.closed_by}.", GAME.rule("6.1"))
-    size = talon_size(state)
-    if size == 0:
+    if code == "talon_exhausted":
         raise IllegalMove("talon_exhausted", "The talon is exhausted.", GAME.rule("6.1"))
-    if isinstance(move, Exchange):
-        jack = _JACK[state.trump_suit]
-        if state.trump_card is None or state.trump_card == jack or jack not in hand:
-            raise IllegalMove("no_trump_jack", f"Seat {p} does not hold the trump Jack {jack}.", GAME.rule("6.3"))
-        if size < (2 if state.options.exchange_with_two_left else 3):
-            raise IllegalMove("talon_too_small", f"The talon size is {size}; too small to exchange.", GAME.rule("6.1"))
-        return
-    if size < 3:
-        raise IllegalMove("talon_too_small", f"The talon size is {size}; closing needs at least 3.", GAME.rule("6.1"))
+    if code == "no_trump_jack":
+        raise IllegalMove("no_trump_jack", f"Seat {p} does not hold the trump Jack {_JACK[state.trump_suit]}.", GAME.rule("6.3"))
+    size = talon_size(state)  # talon_too_small
+    raise IllegalMove("talon_too_small", f"The talon size is {size}; " + (
+        "too small to exchange." if exchange else "closing needs at least 3."), GAME.rule("6.1"))
 
 
 def _check_play(state: State, move: Play) -> None:

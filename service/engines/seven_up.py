@@ -19,7 +19,7 @@ from ..cards.all_fours import count_out, game_value
 from ..cards.packs import full_52
 from ..cards.tricks import FOLLOW_RULES, FOLLOW_SUIT, may_follow, of_suit, strength, trick_winner
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, Outcome, Seat, quick_replace
-from .kit import Problems, applier, check_dealt, check_players, check_seats, refuse_early, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, check_seats, option, option_info, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
@@ -57,37 +57,40 @@ class Phase(StrEnum):
 class Options:
     """§3 options, defaults as in the spec. ``start_scores = ()`` means every party starts at 0."""
 
-    dealer: Seat = 0
-    target: int = 7
-    follow_rule: str = FOLLOW_SUIT
-    discard_after_run: bool = True
-    game_tie: str = "none"
-    gift_can_win: bool = True
-    gift_to_all_opponents: bool = False
-    blind_partners: bool = True
-    start_scores: tuple[int, ...] = ()
-
-
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "dealer": {"type": "integer", "minimum": 0, "maximum": 3, "description": "Dealer of the first deal (a seat 0..players-1)."},
-    "target": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "Points needed to win."},
-    "follow_rule": {
-        "type": "string",
-        "enum": list(FOLLOW_RULES),
-        "description": "follow_suit: must follow if able; follow_or_trump: may trump instead of following; "
+    dealer: Seat = option(0, type="integer", minimum=0, maximum=3, description="Dealer of the first deal (a seat 0..players-1).")
+    target: int = option(7, type="integer", minimum=1, maximum=1000, description="Points needed to win.")
+    follow_rule: str = option(
+        FOLLOW_SUIT, type="string", enum=list(FOLLOW_RULES),
+        description="follow_suit: must follow if able; follow_or_trump: may trump instead of following; "
         "follow_or_trump_compulsory: must follow or trump, and must trump when void in the led suit.",
-    },
-    "discard_after_run": {"type": "boolean", "description": "After the cards were run, each player discards down to 6 (else every card is played)."},
-    "game_tie": {"type": "string", "enum": list(GAME_TIES), "description": "A tie for Game: nobody scores it, or the tied party first from the eldest."},
-    "gift_can_win": {"type": "boolean", "description": "The dealer may give one even when the gift reaches the target."},
-    "gift_to_all_opponents": {"type": "boolean", "description": "Three players: take one gives a point to each non-dealer."},
-    "blind_partners": {"type": "boolean", "description": "Four players: the dealer's partner and the pone see their hands only once trump is fixed."},
-    "start_scores": {
-        "type": "array",
-        "items": {"type": "integer", "minimum": 0},
-        "description": "Scores per party at the start (each below the target); empty = all 0.",
-    },
-}
+    )
+    discard_after_run: bool = option(
+        True, type="boolean",
+        description="After the cards were run, each player discards down to 6 (else every card is played).",
+    )
+    game_tie: str = option(
+        "none", type="string", enum=list(GAME_TIES),
+        description="A tie for Game: nobody scores it, or the tied party first from the eldest.",
+    )
+    gift_can_win: bool = option(
+        True, type="boolean",
+        description="The dealer may give one even when the gift reaches the target.",
+    )
+    gift_to_all_opponents: bool = option(
+        False, type="boolean",
+        description="Three players: take one gives a point to each non-dealer.",
+    )
+    blind_partners: bool = option(
+        True, type="boolean",
+        description="Four players: the dealer's partner and the pone see their hands only once trump is fixed.",
+    )
+    start_scores: tuple[int, ...] = option(
+        (), type="array", items={"type": "integer", "minimum": 0},
+        description="Scores per party at the start (each below the target); empty = all 0.",
+    )
+
+
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 # --- state records (§5) ---------------------------------------------------------------------------

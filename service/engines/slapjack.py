@@ -35,7 +35,7 @@ from .claims import (
 from .claims import PACK as PACK  # noqa: PLC0414 (re-exported: the schemas read it)
 from .claims import initial_events as initial_events  # noqa: PLC0414 (re-exported: the deal event, §4)
 from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
-from .kit import Problems, applier, check_seats, stepper, view_head
+from .kit import Problems, applier, check_seats, option, option_info, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 
 if TYPE_CHECKING:
@@ -67,22 +67,25 @@ _OUT: Final = Status.OUT  # a module constant for the move path (an enum member 
 class Options:
     """§3 options, defaults as in the spec."""
 
-    dealer: Seat = 0
-    shuffle_won: bool = True
-    next_after_capture: str = "capturer_left"
-    false_slap_penalty: str = "give_card"
+    dealer: Seat = option(
+        0, type="integer", minimum=0, maximum=7,
+        description="Seat of the dealer (0..players-1); the seat to its left flips first.",
+    )
+    shuffle_won: bool = option(
+        True, type="boolean",
+        description="After a capture the winner's whole stock is shuffled (§6.6); false: won cards go under it.",
+    )
+    next_after_capture: str = option(
+        "capturer_left", type="string", enum=["capturer_left", "rotation"],
+        description="Who flips after a capture: left of the capturer, or left of the jack's player.",
+    )
+    false_slap_penalty: str = option(
+        "give_card", type="string", enum=["give_card", "none"],
+        description="A false slapper gives his top card to the player of the top centre card, or nothing.",
+    )
 
 
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "dealer": {"type": "integer", "minimum": 0, "maximum": 7,
-               "description": "Seat of the dealer (0..players-1); the seat to its left flips first."},
-    "shuffle_won": {"type": "boolean",
-                    "description": "After a capture the winner's whole stock is shuffled (§6.6); false: won cards go under it."},
-    "next_after_capture": {"type": "string", "enum": ["capturer_left", "rotation"],
-                           "description": "Who flips after a capture: left of the capturer, or left of the jack's player."},
-    "false_slap_penalty": {"type": "string", "enum": ["give_card", "none"],
-                           "description": "A false slapper gives his top card to the player of the top centre card, or nothing."},
-}
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 class CenterCard(NamedTuple):

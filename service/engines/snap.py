@@ -33,7 +33,7 @@ from .claims import (
 from .claims import PACK as PACK  # noqa: PLC0414 (re-exported: the schemas read it)
 from .claims import initial_events as initial_events  # noqa: PLC0414 (re-exported: the deal event, §4)
 from .claims import pack as pack  # noqa: PLC0414 (re-exported: the 52-card pack, §2)
-from .kit import Problems, applier, check_seats, stepper, view_head
+from .kit import Problems, applier, check_seats, option, option_info, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 
 if TYPE_CHECKING:
@@ -55,28 +55,33 @@ class Phase(StrEnum):
 class Options:
     """§3 options, defaults as in the spec."""
 
-    dealer: Seat = 0
-    snap_takes: str = "seed"
-    tie_rule: str = "list_order"
-    false_call: str = "pay_each"
-    empty_stock: str = "recycle"
-    stall_limit: int | None = 1040
+    dealer: Seat = option(
+        0, type="integer", minimum=0, maximum=7,
+        description="Dealer seat (0..players-1); the seat to its left flips first.",
+    )
+    snap_takes: str = option(
+        "seed", type="string", enum=["seed", "both"],
+        description="A winning caller takes one matching pile plus his own (seed), or both matching piles.",
+    )
+    tie_rule: str = option(
+        "list_order", type="string", enum=["list_order", "pool"],
+        description="Calls tied at the earliest at: the first listed wins, or the matching piles go to the pool.",
+    )
+    false_call: str = option(
+        "pay_each", type="string", enum=["pay_each", "to_pool", "none"],
+        description="A call without a match: one card to each other player, one's face-up pile to the pool, or nothing.",
+    )
+    empty_stock: str = option(
+        "recycle", type="string", enum=["recycle", "stop"],
+        description="An empty stock: turn the face-up pile over at one's turn, or stop flipping.",
+    )
+    stall_limit: int | None = option(
+        1040, type="integer", minimum=1, maximum=1_000_000, nullable=True,
+        description="The game ends after this many flips in a row with no card changing owner; null: never.",
+    )
 
 
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "dealer": {"type": "integer", "minimum": 0, "maximum": 7,
-               "description": "Dealer seat (0..players-1); the seat to its left flips first."},
-    "snap_takes": {"type": "string", "enum": ["seed", "both"],
-                   "description": "A winning caller takes one matching pile plus his own (seed), or both matching piles."},
-    "tie_rule": {"type": "string", "enum": ["list_order", "pool"],
-                 "description": "Calls tied at the earliest at: the first listed wins, or the matching piles go to the pool."},
-    "false_call": {"type": "string", "enum": ["pay_each", "to_pool", "none"],
-                   "description": "A call without a match: one card to each other player, one's face-up pile to the pool, or nothing."},
-    "empty_stock": {"type": "string", "enum": ["recycle", "stop"],
-                    "description": "An empty stock: turn the face-up pile over at one's turn, or stop flipping."},
-    "stall_limit": {"type": "integer", "minimum": 1, "maximum": 1_000_000, "nullable": True,
-                    "description": "The game ends after this many flips in a row with no card changing owner; null: never."},
-}
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 class Penalty(NamedTuple):

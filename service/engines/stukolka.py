@@ -20,7 +20,7 @@ from ..cards.packs import full_52, pack_of
 from ..cards.tricks import beats, strength, trick_winner
 from ..cards.turns import deal_one_at_a_time
 from .base import BadMove, BadSetup, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, check_dealt, check_players, refuse_early, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, option, option_info, refuse_early, stepper, view_head
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
@@ -89,30 +89,43 @@ class Kind(StrEnum):
 class Options:
     """§3 options, defaults as in the spec."""
 
-    dealer: Seat = 0
-    pack: int = 52
-    stake: int = 3
-    stake_by: str = "dealer"
-    lone_tapper: str = "dealer_defends"
-    violations: str = "refuse"
-    turnup_ace_king_lead: bool = False
-    max_exchange: int = 3
-    remiz_limit: int | None = None
-    deals: int | None = None
+    dealer: Seat = option(0, type="integer", minimum=0, maximum=6, description="Dealer of the first deal (a seat 0..players-1).")
+    pack: int = option(52, type="integer", enum=[52, 36], description="52 cards, or 36 (ranks 6 to A).")
+    stake: int = option(
+        3, type="integer", minimum=3, maximum=MAX_STAKE, multipleOf=3,
+        description="The stake; a multiple of 3 (seed rule 15).",
+    )
+    stake_by: str = option(
+        "dealer", type="string", enum=list(STAKE_BY),
+        description="Who pays the stake into the pot at the start of every deal: the dealer, or every seat.",
+    )
+    lone_tapper: str = option(
+        "dealer_defends", type="string", enum=list(LONE_TAPPER),
+        description="One non-dealer taps and the dealer passes: the dealer defends the pot, or the tapper takes it.",
+    )
+    violations: str = option(
+        "refuse", type="string", enum=list(VIOLATIONS),
+        description="Breaches of the lead and follow rules: refused, or accepted and charged a remiz.",
+    )
+    turnup_ace_king_lead: bool = option(
+        False, type="boolean",
+        description="When the turn-up is the trump ace, a leader holding the trump king must lead it.",
+    )
+    max_exchange: int = option(
+        3, type="integer", minimum=0, maximum=3,
+        description="Most cards a player may exchange when buying; 0 = no buying phase.",
+    )
+    remiz_limit: int | None = option(
+        None, type="integer", nullable=True, minimum=1, maximum=MAX_LIMIT,
+        description="null: the remiz is the whole pot; else min(pot, limit).",
+    )
+    deals: int | None = option(
+        None, type="integer", nullable=True, minimum=1, maximum=MAX_DEALS,
+        description="null: the game never ends by itself; N: it ends after deal N once a deal leaves nothing carried.",
+    )
 
 
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "dealer": {"type": "integer", "minimum": 0, "maximum": 6, "description": "Dealer of the first deal (a seat 0..players-1)."},
-    "pack": {"type": "integer", "enum": [52, 36], "description": "52 cards, or 36 (ranks 6 to A)."},
-    "stake": {"type": "integer", "minimum": 3, "maximum": MAX_STAKE, "multipleOf": 3, "description": "The stake; a multiple of 3 (seed rule 15)."},
-    "stake_by": {"type": "string", "enum": list(STAKE_BY), "description": "Who pays the stake into the pot at the start of every deal: the dealer, or every seat."},
-    "lone_tapper": {"type": "string", "enum": list(LONE_TAPPER), "description": "One non-dealer taps and the dealer passes: the dealer defends the pot, or the tapper takes it."},
-    "violations": {"type": "string", "enum": list(VIOLATIONS), "description": "Breaches of the lead and follow rules: refused, or accepted and charged a remiz."},
-    "turnup_ace_king_lead": {"type": "boolean", "description": "When the turn-up is the trump ace, a leader holding the trump king must lead it."},
-    "max_exchange": {"type": "integer", "minimum": 0, "maximum": 3, "description": "Most cards a player may exchange when buying; 0 = no buying phase."},
-    "remiz_limit": {"type": "integer", "nullable": True, "minimum": 1, "maximum": MAX_LIMIT, "description": "null: the remiz is the whole pot; else min(pot, limit)."},
-    "deals": {"type": "integer", "nullable": True, "minimum": 1, "maximum": MAX_DEALS, "description": "null: the game never ends by itself; N: it ends after deal N once a deal leaves nothing carried."},
-}
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 # --- state records (§5) -------------------------------------------------------------------------

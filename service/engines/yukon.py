@@ -21,7 +21,19 @@ from ..cards.packs import full_52
 from ..cards.tricks import beats, of_suit, points, strength, winner_by
 from ..cards.turns import deal_one_at_a_time, draw_in_turn, partnership_sides
 from .base import BadMove, Event, GameInfo, IllegalMove, InvalidState, Outcome, Seat, quick_replace
-from .kit import Problems, applier, check_dealer, check_dealt, check_players, check_seats, refuse_early, stepper, view_head
+from .kit import (
+    Problems,
+    applier,
+    check_dealer,
+    check_dealt,
+    check_players,
+    check_seats,
+    option,
+    option_info,
+    refuse_early,
+    stepper,
+    view_head,
+)
 from .kit import players as players  # noqa: PLC0414 (re-exported: state.players)
 from .kit import status as status  # noqa: PLC0414 (re-exported: the envelope status, from the phase)
 
@@ -58,18 +70,25 @@ _PHASE_PLAY, _PHASE_DEAL_OVER, _PHASE_GAME_OVER = Phase  # the members, in order
 class Options:
     """§3 options, defaults as in the spec."""
 
-    dealer: Seat = 0
-    partnerships: bool = True
-    target: int = 250
-    removed_two: str = "2C"
+    dealer: Seat = option(
+        0, type="integer", minimum=0, maximum=3,
+        description="Dealer of the first hand (below the player count); the deal passes left.",
+    )
+    partnerships: bool = option(
+        True, type="boolean",
+        description="With 4 players: seats 0 & 2 against 1 & 3 (false: four single sides). Ignored for 2 or 3.",
+    )
+    target: int = option(
+        250, type="integer", minimum=1, maximum=2**53 - 1,
+        description="Points a side needs to win the game (alone at the top).",
+    )
+    removed_two: str = option(
+        "2C", type="string", enum=list(REMOVABLE_TWOS),
+        description="With 3 players, the two taken out of the pack. Ignored for 2 or 4.",
+    )
 
 
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {
-    "dealer": {"type": "integer", "minimum": 0, "maximum": 3, "description": "Dealer of the first hand (below the player count); the deal passes left."},
-    "partnerships": {"type": "boolean", "description": "With 4 players: seats 0 & 2 against 1 & 3 (false: four single sides). Ignored for 2 or 3."},
-    "target": {"type": "integer", "minimum": 1, "maximum": 2**53 - 1, "description": "Points a side needs to win the game (alone at the top)."},
-    "removed_two": {"type": "string", "enum": list(REMOVABLE_TWOS), "description": "With 3 players, the two taken out of the pack. Ignored for 2 or 4."},
-}
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 class Played(NamedTuple):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import importlib
 import keyword
+import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -243,8 +244,15 @@ def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run
         return 0
     if text != before:
         path.write_text(text, encoding="utf-8")
-        print(f"{path}: rewritten")
+        known = set(_names(before))
+        added = [name for name in _names(text) if name not in known]
+        print(f"{path}: rewritten" + (f"; added {', '.join(added)}" if added else ""))
     return 0
+
+
+def _names(text: str) -> list[str]:
+    """The records a written module defines, in order (what ``main`` reports as added)."""
+    return [a or b for a, b in re.findall(r"^(?:class (\w+)\(|(\w+): TypeAlias)", text, flags=re.MULTILINE)]
 
 
 if __name__ == "__main__":  # pragma: no cover

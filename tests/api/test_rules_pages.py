@@ -33,7 +33,7 @@ from service.engines import ENGINES
 from service.engines.base import RulesError
 from service.engines.moves import NextDeal
 from service.schemas import SCHEMAS
-from tests.contract import SPEC
+from tests.codes import documented, statuses
 from tests.playouts import candidate_moves, random_playout
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,8 +41,6 @@ RULES = REPO / "docs" / "rules"
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,*/*;q=0.8"
 CITATION = re.compile(r"([a-z][a-z0-9_]*) §(\d+(?:\.\d+)*)")
 HEADING = re.compile(r"^#{1,4} (\d+(?:\.\d+)*)\.?(?:\s|$)", re.MULTILINE)
-FAIR_PLAY_CODES = {"token_superseded": 409, "ledger_unavailable": 503, "ledger_lost": 409, "token_too_large": 422, "bad_signature": 422, "bad_commitment": 422, "invalid_record": 422}
-"""Codes of sealed-mode fair play (ledger, signed records): their pages exist before their code lands."""
 
 
 def anchor(section: str) -> str:
@@ -351,19 +349,31 @@ def served_ids(client: FlaskClient, game_id: str) -> frozenset[str]:
 
 def error_codes_documented() -> dict[str, int]:
     """docs/rules/errors.md: code → status."""
-    text = (RULES / "errors.md").read_text(encoding="utf-8")
-    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^\|\s*`([a-z_]+)`\s*\|\s*(\d{3})\s*\|", text, flags=re.MULTILINE)}
+    return documented()
 
 
-def emitted_codes() -> dict[str, int]:
-    """Every problem code the service can answer with, and its status, from every source that makes one."""
+def raised_codes() -> dict[str, int]:
+    """The codes the service's source raises with a status written beside them: the HTTP error
+    boundary's table, ``ApiError(status, "code")``/``problem_body(...)``, and a match record's
+    ``RecordError("code")`` (``Referee.adjudicate`` answers each 422)."""
     codes: dict[str, int] = {code: status for status, code in _HTTP_CODES.items()}
     codes.update({"unknown_game": 404, "internal": 500})
-    codes.update(FAIR_PLAY_CODES)
     for path in (REPO / "service").rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         for status, code in re.findall(r"\b(?:ApiError|problem_body)\(\s*(\d{3}),\s*\"([a-z_]+)\"", text):
             codes[code] = int(status)
+        for code in re.findall(r"\bRecordError\(\s*\"([a-z_]+)\"", text):
+            codes[code] = 422
+    return codes
+
+
+def emitted_codes() -> dict[str, int]:
+    """Every problem code the service can answer with, and its status, from every source that makes one:
+    the contract's families (tests/codes.py), what the source raises, and every game's refusals."""
+    codes = statuses()
+    codes.update(raised_codes())
+    for path in (REPO / "service").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
         for code in re.findall(r"\b(?:IllegalMove|BadSetup|BadMove|_Bad|RulesError)\(\s*\"([a-z_]+)\"", text):
             codes.setdefault(code, 422)
     for game_id in ENGINES:
@@ -374,10 +384,6 @@ def emitted_codes() -> dict[str, int]:
             codes.setdefault(code, 422)
         for code in observed_refusals()[game_id]:
             codes.setdefault(code, 422)
-    for name, schema in SPEC["components"]["schemas"].items():  # the contract's code lists
-        if name.endswith("ProblemCode"):
-            for code in [*schema.get("enum", []), *schema.get("x-enum-known", [])]:
-                codes.setdefault(code, 422)
     return codes
 
 
@@ -559,6 +565,19 @@ def test_every_emitted_code_is_documented_with_its_status() -> None:
     assert not set(emitted) - set(documented), f"codes without a page: {sorted(set(emitted) - set(documented))}"
     wrong = {c: (s, documented[c]) for c, s in emitted.items() if documented[c] != s}
     assert not wrong, f"status emitted vs documented: {wrong}"
+
+
+def test_the_errors_page_lists_the_contracts_codes_with_their_status() -> None:
+    """docs/rules/errors.md's table is the contract's codes (``ProblemCode``'s ``x-enum-known``), no more
+    and no fewer, each with its status (HttpProblemCode's description; every other family 422), and
+    what the service's source raises agrees."""
+    stated = statuses()
+    page = documented()
+    assert set(page) == set(stated), f"errors.md vs the contract: {sorted(set(page) ^ set(stated))}"
+    assert {c: (s, page[c]) for c, s in stated.items() if page[c] != s} == {}
+    raised = raised_codes()
+    assert set(raised) <= set(stated), sorted(set(raised) - set(stated))
+    assert {c: (s, stated[c]) for c, s in raised.items() if stated[c] != s} == {}
 
 
 @pytest.mark.parametrize("code", sorted(error_codes_documented()))

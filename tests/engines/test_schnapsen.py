@@ -37,6 +37,7 @@ from service.engines.schnapsen import (
     State,
 )
 from service.schemas.common import to_wire
+from tests.codes import section_8
 
 PACK = short_20()
 
@@ -1042,12 +1043,7 @@ def test_show_points_never_changes_legality_or_scoring():
 
 # --- §8 errors: every code, and their order ------------------------------------------------------
 
-SPEC_CODES = [
-    "game_over", "wrong_phase", "unknown_move_type", "invalid_move", "invalid_player", "invalid_card",
-    "not_your_turn", "invalid_deck", "not_leader", "claim_not_allowed", "marriage_pending", "talon_closed",
-    "talon_exhausted", "no_trump_jack", "talon_too_small", "no_marriage", "marriage_requires_trick",
-    "card_not_in_hand", "must_play_marriage_card", "must_follow_suit", "must_head_trick", "must_trump",
-]
+SPEC_CODES = section_8("schnapsen")  # §8's table, in its order (tests/codes.py)
 
 ERROR_CASES: dict[str, Callable[[], tuple[State, Any]]] = {
     "game_over": lambda: (finished_match(), NextDeal(1, EX4)),

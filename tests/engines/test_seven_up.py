@@ -22,6 +22,7 @@ from service.engines.moves import NextDeal
 from service.engines.seven_up import Beg, Discard, Give, Options, Phase, Play, Run, Stand, State
 from service.schemas import SCHEMAS
 from service.schemas.common import to_wire
+from tests.codes import section_8
 
 PACK = full_52()
 CODEC = SCHEMAS["seven_up"]
@@ -723,11 +724,7 @@ def test_invalid_deck_in_next_deal():
     refuse(s, parse({"type": "next_deal", "player": 1, "deck": [str(x) for x in PACK[:51]]}), "invalid_deck")
 
 
-SECTION_8: Final = {
-    "game_over", "invalid_move", "unknown_move_type", "invalid_player", "wrong_phase", "not_your_turn",
-    "invalid_card", "invalid_deck", "duplicate_card", "card_not_in_hand", "wrong_discard_count",
-    "must_follow_suit", "must_trump", "gift_not_allowed",
-}
+SECTION_8: Final = set(section_8("seven_up"))  # §8's table (tests/codes.py)
 
 
 def _refusal_cases() -> list[tuple[State, Any]]:

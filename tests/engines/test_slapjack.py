@@ -24,14 +24,11 @@ from service.engines.base import BadMove, BadSetup, IllegalMove, InvalidState, i
 from service.engines.claims import Claim, judge
 from service.engines.slapjack import CenterCard, Flip, Options, Phase, Slap, Slaps, State, Status
 from service.schemas import SCHEMAS
+from tests.codes import section_8
 
 PACK = full_52()
 CODEC = SCHEMAS["slapjack"]
-SECTION_8 = {
-    "invalid_players", "invalid_option", "invalid_deck", "invalid_state", "unknown_move_type", "game_over",
-    "invalid_player", "player_out", "not_your_turn", "bad_timestamp", "timestamp_out_of_order", "no_claims",
-    "duplicate_claim", "center_empty", "stale_claim",
-}
+SECTION_8 = set(section_8("slapjack"))  # §8's table (tests/codes.py)
 
 
 # --- helpers ----------------------------------------------------------------------------------

@@ -23,14 +23,11 @@ from service.engines.base import BadMove, BadSetup, IllegalMove, InvalidState, i
 from service.engines.claims import Claim
 from service.engines.snap import Flip, Member, Options, Phase, Snap, Snaps, State
 from service.schemas import SCHEMAS
+from tests.codes import section_8
 
 PACK = full_52()
 CODEC = SCHEMAS["snap"]
-SECTION_8 = {
-    "invalid_players", "invalid_option", "invalid_deck", "invalid_state", "unknown_move_type", "game_over",
-    "invalid_player", "player_out", "not_your_turn", "bad_timestamp", "timestamp_out_of_order", "no_claims",
-    "duplicate_claim", "stale_claim",
-}
+SECTION_8 = set(section_8("snap"))  # §8's table (tests/codes.py)
 D1 = ("10D AC 4H 9D KC 3H 8D QC 2H 6D JC AS 5D 10C KS 4D 8C QS 3D 7C JS AH 6C 10S KH 5C 9S QH 4C 8S JH 3C 7S 10H "
       "2C 6S 9H AD 5S 8H QD 3S 6H JD 2S 5H 2D 7D 7H 9C KD 4S")
 STALL_DECK = ("KC 7H 4C 3C 10S JC 4H 2H 3H 5C QS 8S 4S 2C 6C KD AH JD 8C 5H KS 10C 9S 7C 3D 7D 5S 10H QD AD 8D 7S "

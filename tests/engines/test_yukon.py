@@ -21,6 +21,7 @@ from service.engines.base import BadMove, BadSetup, IllegalMove, InvalidState, i
 from service.engines.moves import NextDeal
 from service.engines.yukon import Options, Phase, Play, State
 from service.schemas import SCHEMAS
+from tests.codes import section_8
 
 PACK = full_52()
 CODEC = SCHEMAS["yukon"]
@@ -460,11 +461,7 @@ def test_legal_moves_only_in_the_view_of_the_seat_to_move():
 
 # --- §8 errors: every code, and their order ------------------------------------------------------
 
-SPEC_CODES = [
-    "invalid_players", "invalid_option", "invalid_deck", "invalid_state", "unknown_move_type", "game_over",
-    "wrong_phase", "invalid_player", "not_your_turn", "invalid_card", "card_not_in_hand", "must_follow_suit",
-    "must_play_yukon",
-]
+SPEC_CODES = section_8("yukon")  # §8's table, in its order (tests/codes.py)
 
 
 def _setup_error(make: Callable[[], Any]) -> str:

@@ -14,7 +14,7 @@ from typing import ClassVar, Final, NamedTuple
 from ..cards import RANKS, Card
 from ..cards.packs import full_52
 from .base import BadMove, Event, GameInfo, IllegalMove, Outcome, Seat
-from .kit import Problems, applier, check_dealt, check_players, check_seats, refuse_early, stepper, view_head
+from .kit import Problems, applier, check_dealt, check_players, check_seats, option_info, refuse_early, stepper, view_head
 from .kit import status as status  # noqa: PLC0414 (re-exported: the Engine protocol names it)
 
 
@@ -34,12 +34,14 @@ GAME: Final = GameInfo(
 )
 GAME_ID, NAME, RULES_VERSION, PLAYER_COUNTS, DEFAULT_PLAYERS, MOVE_TYPES, MOVE_CLASSES = GAME.constants()
 PACK: Final = full_52()
-OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = {}
 
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """War has no options (§3)."""
+    """War has no options (§3); an option would be a field declared with ``kit.option``."""
+
+
+OPTION_INFO: Final[Mapping[str, Mapping[str, object]]] = option_info(Options)
 
 
 class Phase(StrEnum):
