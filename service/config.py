@@ -184,7 +184,7 @@ class Config:
         return "sealed" if self.sealed else "open"
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, overrides: Mapping[str, Any] | None = None) -> Config:
+    def from_env(cls, environ: Mapping[str, str] | None = None, overrides: Mapping[str, object] | None = None) -> Config:
         """Read ``REFEREE_*`` variables, then apply ``overrides`` (``MODE``, ``SEAL_KEYS``,
         ``ALLOW_FIXED_DECKS``, ``MAX_BODY``, ``MAX_NEW_BODY``, ``MAX_STATE_BODY``,
         ``CORS_ORIGINS``, ``METRICS_BIND``, ``PROBE_BIND``, ``TESTING``); raise ConfigError on anything unusable.
@@ -193,7 +193,7 @@ class Config:
         the environment; an empty one means no keys (open mode unless ``MODE`` says sealed).
         """
         env = os.environ if environ is None else environ
-        over = dict(overrides or {})
+        over: dict[str, Any] = dict(overrides or {})  # checked value by value below
         mode = str(over.get("MODE", env.get("REFEREE_MODE", ""))).strip().lower()
         if mode and mode not in _MODES:
             raise ConfigError(f"REFEREE_MODE must be 'open' or 'sealed', not {mode!r}")

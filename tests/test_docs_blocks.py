@@ -123,8 +123,8 @@ BLOCKS: dict[tuple[str, str], str] = {
     ("docs/library.md", ">>> from card_referee.engines.base import IllegalMove"): "tests/test_library_doc.py (doctest)",
     ("docs/library.md", ">>> import dataclasses"): "tests/test_library_doc.py (doctest: a whole match, next_deal completed)",
     ("docs/library.md", ">>> mine = schnapsen.view(after, 0)"): "tests/test_library_doc.py (doctest)",
-    ("docs/library.md", ">>> from card_referee.schemas import SCHEMAS"): "tests/test_library_doc.py (doctest)",
-    ("docs/library.md", ">>> from cryptography.fernet import Fernet"): "tests/test_library_doc.py (doctest)",
+    ("docs/library.md", ">>> from card_referee.schemas import codec_of"): "tests/test_library_doc.py (doctest)",
+    ("docs/library.md", ">>> import base64, secrets"): "tests/test_library_doc.py (doctest)",
     ("docs/dev/faults.md", ".venv/bin/python scripts/faults.py --fault sigkill"):
         "tests/deploy/test_faults.py (the runner itself, short: none,sigkill); the full runs: minutes each, their figures in the page",
     ("docs/dev/testing.md", "# open: REFEREE_ALLOW_FIXED_DECKS=1 card-referee serve"):

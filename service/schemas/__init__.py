@@ -10,16 +10,38 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType, ModuleType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol, TypeVar, overload
 
 from ..engines import ENGINES
-from ..engines.base import AnyEngine
+from ..engines.base import AnyEngine, BadMove
 from . import bragging, california_jack, russian_bank, schnapsen, seven_up, slapjack, snap, stukolka, yukon
 from .common import load_options, load_state_with, to_wire
 from .moves import Moves, Problem
 from .packed import Packer
 
-__all__ = ["SCHEMAS", "GameCodec"]
+if TYPE_CHECKING:
+    from ..engines import bragging as _bragging
+    from ..engines import california_jack as _california_jack
+    from ..engines import russian_bank as _russian_bank
+    from ..engines import schnapsen as _schnapsen
+    from ..engines import seven_up as _seven_up
+    from ..engines import slapjack as _slapjack
+    from ..engines import snap as _snap
+    from ..engines import stukolka as _stukolka
+    from ..engines import yukon as _yukon
+    from ..typed import (
+        BraggingState,
+        CaliforniaJackState,
+        RussianBankState,
+        SchnapsenState,
+        SevenUpState,
+        SlapjackState,
+        SnapState,
+        StukolkaState,
+        YukonState,
+    )
+
+__all__ = ["SCHEMAS", "GameCodec", "Wire", "codec_of"]
 
 
 @dataclass(frozen=True)
@@ -82,3 +104,45 @@ class GameCodec:
 SCHEMAS: Final[Mapping[str, GameCodec]] = MappingProxyType(
     {m.GAME_ID: GameCodec(ENGINES[m.GAME_ID], m) for m in (schnapsen, seven_up, california_jack, yukon, stukolka, bragging, slapjack, snap, russian_bank)}
 )
+
+
+S = TypeVar("S")
+M_co = TypeVar("M_co", covariant=True)
+W_co = TypeVar("W_co", covariant=True)
+
+
+class Wire(Protocol[S, M_co, W_co]):
+    """One game's codec as a library user types it (``codec_of``): its engine's ``State`` and
+    ``Move``, and ``W`` the wire form of its state (``card_referee.typed.<Game>State``)."""
+
+    def dump_state(self, state: S, derived: bool = True) -> W_co: ...
+
+    def load_state(self, data: Mapping[str, object], check: bool = True) -> S: ...
+
+    def load_move(self, data: Mapping[str, object], players: int) -> M_co | BadMove: ...
+
+
+# fmt: off
+@overload
+def codec_of(game_id: Literal["schnapsen"]) -> Wire[_schnapsen.State, _schnapsen.Move, SchnapsenState]: ...
+@overload
+def codec_of(game_id: Literal["seven_up"]) -> Wire[_seven_up.State, _seven_up.Move, SevenUpState]: ...
+@overload
+def codec_of(game_id: Literal["california_jack"]) -> Wire[_california_jack.State, _california_jack.Move, CaliforniaJackState]: ...
+@overload
+def codec_of(game_id: Literal["yukon"]) -> Wire[_yukon.State, _yukon.Move, YukonState]: ...
+@overload
+def codec_of(game_id: Literal["stukolka"]) -> Wire[_stukolka.State, _stukolka.Move, StukolkaState]: ...
+@overload
+def codec_of(game_id: Literal["bragging"]) -> Wire[_bragging.State, _bragging.Move, BraggingState]: ...
+@overload
+def codec_of(game_id: Literal["slapjack"]) -> Wire[_slapjack.State, _slapjack.Move, SlapjackState]: ...
+@overload
+def codec_of(game_id: Literal["snap"]) -> Wire[_snap.State, _snap.Move, SnapState]: ...
+@overload
+def codec_of(game_id: Literal["russian_bank"]) -> Wire[_russian_bank.State, _russian_bank.Move, RussianBankState]: ...
+# fmt: on
+def codec_of(game_id: str) -> Any:
+    """``SCHEMAS[game_id]``, typed for a game id known when the code is written (the library's
+    typed face: ``docs/library.md``); ``SCHEMAS`` serves an id known only at run time."""
+    return SCHEMAS[game_id]
