@@ -174,6 +174,22 @@ class NotInteger(JSONError):
         self.pointer = pointer
 
 
+def _has_float(value: Any) -> bool:
+    """Whether ``value`` holds a number parsed as a float: the walk of the request path, which
+    builds no pointer (``_first_float`` names it once one is there). Iterative."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is float:
+            return True
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+    return False
+
+
 def _first_float(value: Any) -> str | None:
     """The JSON Pointer of the first number parsed as a float in ``value`` (pre-order), else None. Iterative."""
     stack: list[tuple[Any, str]] = [(value, "")]
@@ -400,10 +416,8 @@ def loads(
     kind = type(value)
     if (kind is dict or kind is list) and sketch.count(b"[") > max_depth and _deeper_than(value, max_depth):
         raise TooDeep(f"the JSON nests deeper than {max_depth} levels")
-    if integers_only and b"0e" in sketch:
-        where = _first_float(value)
-        if where is not None:
-            raise NotInteger(where)
+    if integers_only and b"0e" in sketch and _has_float(value):
+        raise NotInteger(_first_float(value) or "")
     return value
 
 
