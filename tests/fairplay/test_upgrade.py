@@ -86,7 +86,9 @@ def test_russian_bank_tokens_of_before_the_draws_play_on_with_the_new_fields_at_
         assert upgraded == expected and upgraded.options.stall_limit is None
         engine.check_state(upgraded)
         move = engine.legal_moves(upgraded)[0]
-        assert engine.apply(upgraded, move).phase in (engine.Phase.PLAY, engine.Phase.GAME_OVER)
+        after = engine.apply(upgraded, move)
+        assert after.phase in (engine.Phase.PLAY, engine.Phase.GAME_OVER)
+        assert after.seq == upgraded.seq + 1 and after.stall in (0, 1)  # it plays on, counting from no stall
 
 
 @pytest.fixture()

@@ -1102,7 +1102,7 @@
       $("record-judge").addEventListener("click", () => {
         const record = this.recordOf();
         if (!record) return;
-        desk.loadRecord(record);
+        desk.load(record.game, { record }); // judged as any pasted record (signature, commitment, replay)
         showTab("desk");
         desk.run();
       });
@@ -1862,13 +1862,6 @@
     load(gameId, request) {
       if (app.byId[gameId]) $("desk-game").value = gameId;
       $("desk-body").value = J.stringify(request, 1);
-      this.fromTable = false;
-    },
-
-    /* A signed record from the table: judged as any record is (signature, commitment, replay). */
-    loadRecord(record) {
-      if (app.byId[record.game]) $("desk-game").value = record.game;
-      $("desk-body").value = J.stringify({ record }, 1);
       this.fromTable = false;
     },
 
