@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """Fault runner: sealed Schnapsen matches through haproxy while one fault is injected, then a verdict.
 
-Starts, on 127.0.0.1 only, one ledger store (redis-server configured as k8s/ledger-configmap.yaml
-says, in a temporary directory), N sealed referee instances (``python -m gunicorn
+Starts, on 127.0.0.1 only, one ledger store (``--store``: redis-server configured as
+k8s/ledger-configmap.yaml says; a PostgreSQL primary and synchronous standby; or one SQLite file;
+each in a temporary directory), N sealed referee instances (``python -m gunicorn
 'service:create_app()'`` from the repository root, with k8s/configmap.yaml's settings) and haproxy
 in front of them (round robin, health checks on ``GET /readyz`` at each instance's probe listener,
 a request an instance never answered sent again to another). Clients play whole sealed matches
 through haproxy, retry the same request after a transport error or a 5xx, try to resume after a refusal, and now and then send an older token with
 another move (a rewind, which must be refused). One fault is injected mid-run; a prober polls each
 instance's ``/healthz`` directly. The figures per fault go to stdout (a table, or ``--json``); the
-exit status is 1 when a match was stranded, a rewind was accepted, or a 5xx other than 503
-``ledger_unavailable`` was answered.
+exit status is 1 when a match was stranded, a rewind was accepted, a 5xx other than 503
+``ledger_unavailable`` was answered, or no move was accepted after the fault; 2 when a run itself
+failed (a cluster that did not start: no figures).
 
 Usage (from the repository root, with the project's virtualenv):
     .venv/bin/python scripts/faults.py --fault sigkill [--instances 3 --clients 50 --seconds 30 --seed 1]
     .venv/bin/python scripts/faults.py --fault all --json
+    .venv/bin/python scripts/faults.py --fault pg-failover --store postgres
 
 docs/dev/faults.md describes every fault and every figure. Adding a store: a class with the
 ``Store`` methods; adding a fault: a function decorated with ``@fault(name, summary)``.
@@ -38,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -278,7 +282,7 @@ class RedisStore:
 
     name = "redis"
 
-    def __init__(self, workdir: Path, port_base: int) -> None:
+    def __init__(self, workdir: Path, port_base: int, configmap: Path = ROOT / "k8s" / "ledger-configmap.yaml") -> None:
         exe = shutil.which("redis-server")
         if exe is None:
             raise SystemExit("redis-server is not installed (Debian: apt-get install redis-server)")
@@ -294,7 +298,7 @@ class RedisStore:
         auth.chmod(0o600)
         conf: list[str] = []
         included = False
-        for line in configmap_block(ROOT / "k8s" / "ledger-configmap.yaml", "redis.conf"):
+        for line in configmap_block(configmap, "redis.conf"):
             word = line.split(" ", 1)[0]
             if word in ("include", "requirepass"):
                 if not included:
@@ -1546,7 +1550,12 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     with sigterm_as_interrupt():
         for name in names:
-            results.append(run_fault(name, opts))
+            try:
+                results.append(run_fault(name, opts))
+            except (RuntimeError, OSError, subprocess.SubprocessError) as exc:  # a cluster that did not start, say
+                traceback.print_exc()
+                log(f"{name}: the run itself failed: {exc}")
+                return 2  # not a verdict (0 or 1): no figures
     if as_json:
         print(json.dumps({"ok": all(r["ok"] for r in results), "results": results}, indent=2))
     else:
