@@ -876,8 +876,9 @@ class Cluster:
         return tree_cpu_seconds(referees, table), tree_cpu_seconds(self.store.pids(), table)
 
     def mark_fault(self) -> None:
-        """The fault's moment (the kill): the service gap is measured from it, and each client's rewind
-        probes of the tokens answered before it start from it."""
+        """The fault's moment, once its harm is done (the kill returned: nothing sent from now on can be
+        answered by what it killed): the service gap is measured from it, and each client's rewind
+        probe of a token answered before it is sent after it."""
         if self.figures is not None:
             self.figures.fault_at = time.monotonic()
 
@@ -928,8 +929,8 @@ def no_fault(cluster: Cluster) -> None:
 @fault("sigkill", "SIGKILL one instance (master and workers), start it again after --down-seconds")
 def sigkill(cluster: Cluster) -> None:
     inst = cluster.rng.choice(cluster.instances)
-    cluster.mark_fault()
     inst.kill()
+    cluster.mark_fault()
     cluster.note(f"{inst.name} SIGKILLed")
     time.sleep(cluster.opts.down_seconds)
     inst.start(cluster.seal_keys)
@@ -947,8 +948,8 @@ def sigterm(cluster: Cluster) -> None:
 @fault("store-pause", "SIGSTOP the store (postgres: the primary, every process of it) for 5 s, then SIGCONT",
        ("redis", "postgres"))
 def store_pause(cluster: Cluster) -> None:
-    cluster.mark_fault()
     cluster.store.pause()
+    cluster.mark_fault()
     cluster.note("store paused")
     time.sleep(5)
     cluster.store.resume()
@@ -958,8 +959,8 @@ def store_pause(cluster: Cluster) -> None:
 @fault("store-restart", "SIGKILL the store (postgres: the primary, every process of it), start it again from what "
                         "it persisted (the AOF; the WAL) after --down-seconds", ("redis", "postgres"))
 def store_restart(cluster: Cluster) -> None:
-    cluster.mark_fault()
     cluster.store.stop(hard=True)
+    cluster.mark_fault()
     cluster.note("store killed")
     time.sleep(cluster.opts.down_seconds)
     cluster.store.start()
@@ -973,8 +974,8 @@ def pg_failover(cluster: Cluster) -> None:
     store = cluster.store
     assert isinstance(store, PostgresStore)
     old, standby = store.primary, store.standby
-    cluster.mark_fault()
     killed = old.kill()
+    cluster.mark_fault()
     cluster.note(f"primary {old.name} killed -9 ({len(killed)} processes)")
     time.sleep(cluster.opts.down_seconds)
     store.promote()
