@@ -751,6 +751,8 @@ class Haproxy:
     answered exactly once for the same token and move, and what an operator of this service sets. The
     clients see what is left: the proxy's own 503 when no instance answers at all."""
 
+    RISE_SECONDS = 1.5  # a server back up: 2 checks 0.5 s apart, and one period for the first
+
     def __init__(self, workdir: Path, port: int, instances: list[Instance]) -> None:
         exe = shutil.which("haproxy")
         if exe is None:
@@ -889,6 +891,9 @@ class Cluster:
         inst.start(keys)
         inst.wait_ready()
         self.note(f"{inst.name} ready again (keys: {len(keys)})")
+        # haproxy takes it back after 2 good checks 0.5 s apart: until then it is out of the rotation, and
+        # stopping the next one could leave haproxy none (with 2 instances), as a rollout waits for readiness.
+        time.sleep(Haproxy.RISE_SECONDS)
 
 
 # --- faults ------------------------------------------------------------------------------------------
