@@ -195,7 +195,9 @@ def test_pg_failover_probes_the_tokens_answered_before_the_kill(failover: dict[s
     r = failover
     assert r["fault_rewind_probes"] > 0
     assert r["accepted_rewinds"] == 0
-    assert set(r["rewind_answers"]) <= {"409 token_superseded"}
+    # refused as old; a probe sent just before the kill may have met the outage instead
+    assert r["rewind_answers"].get("409 token_superseded", 0) >= r["fault_rewind_probes"]
+    assert set(r["rewind_answers"]) <= {"409 token_superseded", "503 ledger_unavailable"}
 
 
 def test_pg_failover_promotes_the_standby_and_reseeds_the_old_primary(failover: dict[str, Any]) -> None:
