@@ -19,6 +19,7 @@ import os
 import pwd
 import shutil
 import signal
+import socket
 import subprocess
 import tempfile
 import time
@@ -127,7 +128,8 @@ class PostgresServer:
             time.sleep(0.05)
 
     def kill(self) -> None:
-        """SIGKILL the server's whole process group (the postmaster and every backend): a crash."""
+        """SIGKILL the server's whole process group (the postmaster and every backend): a crash.
+        Returns once nothing listens on its port any more (a dead process has closed its sockets)."""
         if self.proc is None:
             return
         try:
@@ -139,17 +141,13 @@ class PostgresServer:
         except subprocess.TimeoutExpired:
             pass
         self.proc = None
-        deadline = time.monotonic() + 10  # backends may outlive the wait: the port must be free again
-        while (self.data / "postmaster.pid").exists() and self._alive() and time.monotonic() < deadline:
-            time.sleep(0.05)
-
-    def _alive(self) -> bool:
-        try:
-            pid = int((self.data / "postmaster.pid").read_text().split()[0])
-            os.kill(pid, 0)
-        except (OSError, ValueError, IndexError):
-            return False
-        return True
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+            except OSError:
+                return
+            time.sleep(0.02)
 
     def stop(self) -> None:
         """A fast shutdown (SIGINT to the postmaster), then the group killed if anything is left."""
