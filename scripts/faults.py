@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """Fault runner: sealed Schnapsen matches through haproxy while one fault is injected, then a verdict.
 
-Starts, on 127.0.0.1 only, one ledger store (redis-server configured as k8s/ledger-configmap.yaml
-says, in a temporary directory), N sealed referee instances (``python -m gunicorn
+Starts, on 127.0.0.1 only, one ledger store (``--store``: redis-server configured as
+k8s/ledger-configmap.yaml says; a PostgreSQL primary and synchronous standby; or one SQLite file;
+each in a temporary directory), N sealed referee instances (``python -m gunicorn
 'service:create_app()'`` from the repository root, with k8s/configmap.yaml's settings) and haproxy
 in front of them (round robin, health checks on ``GET /readyz`` at each instance's probe listener,
 a request an instance never answered sent again to another). Clients play whole sealed matches
 through haproxy, retry the same request after a transport error or a 5xx, try to resume after a refusal, and now and then send an older token with
 another move (a rewind, which must be refused). One fault is injected mid-run; a prober polls each
 instance's ``/healthz`` directly. The figures per fault go to stdout (a table, or ``--json``); the
-exit status is 1 when a match was stranded, a rewind was accepted, or a 5xx other than 503
-``ledger_unavailable`` was answered.
+exit status is 1 when a match was stranded, a rewind was accepted, a 5xx other than 503
+``ledger_unavailable`` was answered, or no move was accepted after the fault; 2 when a run itself
+failed (a cluster that did not start: no figures).
 
 Usage (from the repository root, with the project's virtualenv):
     .venv/bin/python scripts/faults.py --fault sigkill [--instances 3 --clients 50 --seconds 30 --seed 1]
     .venv/bin/python scripts/faults.py --fault all --json
+    .venv/bin/python scripts/faults.py --fault pg-failover --store postgres
 
 docs/dev/faults.md describes every fault and every figure. Adding a store: a class with the
 ``Store`` methods; adding a fault: a function decorated with ``@fault(name, summary)``.
@@ -29,6 +32,7 @@ import json
 import os
 import random
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -37,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+import traceback
 from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -48,7 +53,9 @@ ROOT = Path(__file__).resolve().parents[1]
 GAME = "/v1/games/schnapsen"
 HOST = "127.0.0.1"
 DEFAULT_PORT_BASE = 18600
-MAX_INSTANCES = 10  # ports: store base, haproxy base+1, instance i: API base+10+i, probes base+20+i, metrics base+30+i
+MAX_INSTANCES = 10
+# Ports from --port-base: the store base (PostgreSQL: the primary base, the standby base+2; base+3..9 kept for
+# stores), haproxy base+1, instance i: API base+10+i, probes base+20+i, metrics base+30+i.
 
 
 def log(message: str) -> None:
@@ -126,6 +133,46 @@ def http_get_status(port: int, path: str, timeout: float) -> int | None:
         return None
 
 
+def process_table() -> dict[int, tuple[int, int, float]]:
+    """Every process now: pid → (parent pid, process group, CPU seconds). The CPU seconds are
+    utime + stime + cutime + cstime of /proc/PID/stat: the process's own and that of the children it
+    has reaped, so the sum over a tree stays whole while its children come and go (a gunicorn worker
+    recycled, a PostgreSQL backend that ended) and counts each second once."""
+    tick = os.sysconf("SC_CLK_TCK")
+    table: dict[int, tuple[int, int, float]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue  # ended meanwhile
+        fields = stat[stat.rfind(")") + 2 :].split()  # after "pid (comm) ": state ppid pgrp ...
+        ticks = sum(int(f) for f in fields[11:15])
+        table[int(entry)] = (int(fields[1]), int(fields[2]), ticks / tick)
+    return table
+
+
+def tree_cpu_seconds(roots: list[int], table: dict[int, tuple[int, int, float]] | None = None) -> float:
+    """CPU seconds of the processes started as ``roots`` (each the leader of its own session) and of
+    everything they started: the members of their process groups and every descendant (PostgreSQL's
+    backends lead process groups of their own). A process that died unreaped by one of them (a
+    whole tree killed -9) takes its seconds with it."""
+    table = process_table() if table is None else table
+    wanted = set(roots)
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, pgrp, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found = {pid for pid, (_, pgrp, _) in table.items() if pgrp in wanted} | (wanted & table.keys())
+    todo = list(found)
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return sum(table[pid][2] for pid in found)
+
+
 def stop_process(proc: subprocess.Popen[bytes] | None, first: signal.Signals, seconds: float) -> None:
     """Send ``first`` to a process started in its own session, wait (bounded), then SIGKILL its group."""
     if proc is None or proc.poll() is not None:
@@ -147,10 +194,11 @@ def stop_process(proc: subprocess.Popen[bytes] | None, first: signal.Signals, se
 
 
 class Store(Protocol):
-    """The shared store the referees' ledger uses. A new store (PostgreSQL primary and standby, say)
-    implements these and is chosen with ``--store``; faults reach it only through them."""
+    """The shared store the referees' ledger uses, chosen with ``--store``; faults reach it only
+    through these (and ``pg-failover`` through PostgresStore's own)."""
 
     name: str
+    ports: list[int]  # the ports it listens on (from the runner's port plan), checked free before a run
 
     @property
     def url(self) -> str:
@@ -164,36 +212,102 @@ class Store(Protocol):
         ...
 
     def stop(self, *, hard: bool = False) -> None:
-        """Stop: cleanly, or ``hard`` (SIGKILL: whatever was not persisted is gone)."""
+        """Stop the server that takes the writes: cleanly, or ``hard`` (SIGKILL: whatever was not
+        persisted is gone)."""
         ...
 
     def pause(self) -> None:
-        """Freeze it (connections stay open, nothing is answered)."""
+        """Freeze the server that takes the writes (connections stay open, nothing is answered)."""
         ...
 
     def resume(self) -> None: ...
 
+    def close(self) -> None:
+        """Stop every process of the store (the end of a run)."""
+        ...
+
+    def pids(self) -> list[int]:
+        """The processes the runner started for it (each leads its own session): their trees are
+        the store's CPU."""
+        ...
+
+    def facts(self) -> dict[str, Any]:
+        """What the figures should say about the store beside its name (settings, what a fault did)."""
+        ...
+
+
+def signal_tree(root: int, sig: signal.Signals) -> list[int]:
+    """Send ``sig`` to ``root`` and every process below it (by parent pid): first SIGSTOP them all,
+    again until no new one appears (a stopped server forks no more), then ``sig`` to each. The pids."""
+    seen: set[int] = set()
+    for _ in range(10):
+        table = process_table()
+        tree = {root} if root in table else set()
+        todo = list(tree)
+        while todo:
+            parent = todo.pop()
+            for pid, (ppid, _, _) in table.items():
+                if ppid == parent and pid not in tree:
+                    tree.add(pid)
+                    todo.append(pid)
+        new = tree - seen
+        if not new:
+            break
+        for pid in new:
+            try:
+                os.kill(pid, signal.SIGSTOP)
+            except ProcessLookupError:
+                pass
+        seen |= new
+    for pid in seen:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+    if sig != signal.SIGSTOP and sig != signal.SIGKILL:
+        for pid in seen:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+    return sorted(seen)
+
 
 class RedisStore:
     """redis-server with k8s/ledger-configmap.yaml's redis.conf: AOF, ``appendfsync always``,
-    ``noeviction`` and its ``maxmemory`` as given (a limit, not an allocation); only ``bind``,
-    ``port`` and ``dir`` are changed, to 127.0.0.1, the run's port and a temporary directory."""
+    ``noeviction`` and its ``maxmemory`` as given (a limit, not an allocation); changed: ``bind``,
+    ``port`` and ``dir`` (127.0.0.1, the run's port, a temporary directory), and the password: any
+    ``include`` line (production's includes the Secret's file) is replaced by the include of a file
+    generated here holding ``requirepass`` and a random password, which the URL carries."""
 
     name = "redis"
 
-    def __init__(self, workdir: Path, port: int) -> None:
+    def __init__(self, workdir: Path, port_base: int, configmap: Path = ROOT / "k8s" / "ledger-configmap.yaml") -> None:
         exe = shutil.which("redis-server")
         if exe is None:
             raise SystemExit("redis-server is not installed (Debian: apt-get install redis-server)")
         self.exe = exe
-        self.port = port
+        self.port = port_base
+        self.ports = [port_base]
         self.dir = workdir / "redis"
         self.dir.mkdir()
         self.conf = workdir / "redis.conf"
-        conf = []
-        for line in configmap_block(ROOT / "k8s" / "ledger-configmap.yaml", "redis.conf"):
+        self.password = secrets.token_hex(16)
+        auth = workdir / "redis-auth.conf"
+        auth.write_text(f"requirepass {self.password}\n")
+        auth.chmod(0o600)
+        conf: list[str] = []
+        included = False
+        for line in configmap_block(configmap, "redis.conf"):
             word = line.split(" ", 1)[0]
-            conf.append({"bind": f"bind {HOST}", "port": f"port {port}", "dir": f"dir {self.dir}"}.get(word, line))
+            if word in ("include", "requirepass"):
+                if not included:
+                    conf.append(f"include {auth}")
+                    included = True
+                continue
+            conf.append({"bind": f"bind {HOST}", "port": f"port {self.port}", "dir": f"dir {self.dir}"}.get(word, line))
+        if not included:
+            conf.append(f"include {auth}")
         self.conf.write_text("\n".join(conf) + "\n")
         self.settings = {w[0]: w[1] for w in (line.split(None, 1) for line in conf if line and not line.startswith("#")) if len(w) == 2}
         self.proc: subprocess.Popen[bytes] | None = None
@@ -202,18 +316,24 @@ class RedisStore:
 
     @property
     def url(self) -> str:
-        return f"redis://{HOST}:{self.port}/0"
+        return f"redis://:{self.password}@{HOST}:{self.port}/0"
 
     def describe(self) -> str:
         s = self.settings
         return (f"redis-server on {HOST}:{self.port}: appendonly {s.get('appendonly')}, appendfsync {s.get('appendfsync')}, "
-                f"maxmemory {s.get('maxmemory')} (as in k8s/ledger-configmap.yaml), {s.get('maxmemory-policy')}")
+                f"maxmemory {s.get('maxmemory')} (as in k8s/ledger-configmap.yaml), {s.get('maxmemory-policy')}, a password")
 
     def ping(self) -> bool:
         try:
             with socket.create_connection((HOST, self.port), timeout=0.5) as s:
-                s.sendall(b"PING\r\n")
-                return s.recv(16).startswith(b"+PONG")
+                s.sendall(f"AUTH {self.password}\r\nPING\r\n".encode())
+                got = b""
+                while b"\r\n" not in got or got.count(b"\r\n") < 2:
+                    chunk = s.recv(64)
+                    if not chunk:
+                        break
+                    got += chunk
+                return got.startswith(b"+OK\r\n+PONG")
         except OSError:
             return False
 
@@ -241,8 +361,320 @@ class RedisStore:
         self.proc.send_signal(signal.SIGCONT)
         self.paused = False
 
+    def close(self) -> None:
+        self.stop()
 
-STORES: dict[str, Callable[[Path, int], Store]] = {"redis": RedisStore}
+    def pids(self) -> list[int]:
+        return [self.proc.pid] if self.proc is not None else []
+
+    def facts(self) -> dict[str, Any]:
+        return {"servers": 1, "appendfsync": self.settings.get("appendfsync")}
+
+
+class SqliteStore:
+    """One SQLite file in the run's directory, shared by every instance (all on this machine): the
+    ledger is in the referees' own processes, so its CPU is theirs (no store process). Nothing to
+    pause or restart: the faults on the store do not apply."""
+
+    name = "sqlite"
+
+    def __init__(self, workdir: Path, port_base: int) -> None:
+        self.path = workdir / "ledger.db"
+        self.ports: list[int] = []
+
+    @property
+    def url(self) -> str:
+        return f"sqlite:///{self.path}"
+
+    def describe(self) -> str:
+        return f"one SQLite file shared by every instance: {self.path}"
+
+    def start(self) -> None:
+        pass  # the first referee creates it
+
+    def stop(self, *, hard: bool = False) -> None:
+        raise NotImplementedError("a SQLite ledger has no server to stop")
+
+    def pause(self) -> None:
+        raise NotImplementedError("a SQLite ledger has no server to pause")
+
+    def resume(self) -> None:
+        raise NotImplementedError("a SQLite ledger has no server to resume")
+
+    def close(self) -> None:
+        pass
+
+    def pids(self) -> list[int]:
+        return []
+
+    def facts(self) -> dict[str, Any]:
+        return {"servers": 0, "file": self.path.name}
+
+
+def postgres_bin() -> Path | None:
+    """Debian's PostgreSQL programs: the newest /usr/lib/postgresql/VERSION/bin with a ``postgres``
+    and ``pg_ctl`` (not the wrappers on PATH, which need a cluster of pg_createcluster's)."""
+    found = []
+    for d in Path("/usr/lib/postgresql").glob("*/bin"):
+        if (d / "postgres").is_file() and (d / "pg_ctl").is_file() and d.parent.name.isdigit():
+            found.append((int(d.parent.name), d))
+    return max(found)[1] if found else None
+
+
+def as_postgres(command: list[str]) -> list[str]:
+    """PostgreSQL's server programs refuse to run as root: as root, run them as the ``postgres``
+    user (Debian's package creates it); otherwise as whoever runs the runner."""
+    return ["runuser", "-u", "postgres", "--", *command] if os.geteuid() == 0 else command
+
+
+class PgServer:
+    """One PostgreSQL server of the store (a data directory and a port), run in the foreground in a
+    session of its own. Named ``pg0``, ``pg1``: a standby connects with its name as
+    ``application_name``, which the primary's ``synchronous_standby_names`` names."""
+
+    def __init__(self, name: str, port: int, data: Path, bin_dir: Path, socket_dir: Path, log: Path) -> None:
+        self.name = name
+        self.port = port
+        self.data = data
+        self.bin = bin_dir
+        self.socket_dir = socket_dir
+        self.log = log
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.stopped: list[int] = []  # pids SIGSTOPped by pause()
+
+    def program(self, name: str, *args: str, seconds: float = 60) -> str:
+        """Run one of PostgreSQL's programs as the server's user; its output (stderr too) appended to the log."""
+        done = subprocess.run(as_postgres([str(self.bin / name), *args]), check=False, capture_output=True, text=True,
+                              timeout=seconds)
+        with self.log.open("a") as out:
+            out.write(f"--- {name} {' '.join(args)}\n{done.stdout}{done.stderr}")
+        if done.returncode != 0:
+            raise RuntimeError(f"{name} {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()[-800:]}")
+        return done.stdout
+
+    def sql(self, statement: str, seconds: float = 10) -> str:
+        """One statement as the superuser over the server's Unix socket (trust there), its rows as text."""
+        done = subprocess.run([str(self.bin / "psql"), "-h", str(self.socket_dir), "-p", str(self.port), "-U", "postgres",
+                               "-d", "postgres", "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", statement],
+                              check=False, capture_output=True, text=True, timeout=seconds, env={**os.environ, "PGCONNECT_TIMEOUT": "2"})
+        if done.returncode != 0:
+            raise RuntimeError(f"{self.name}: {statement}: {done.stderr.strip()}")
+        return done.stdout.strip()
+
+    def answers(self) -> bool:
+        try:
+            self.sql("SELECT 1", seconds=3)
+            return True
+        except (RuntimeError, subprocess.TimeoutExpired):
+            return False
+
+    def start(self) -> None:
+        # The postmaster is the runner's own child (as the postgres user when root, set by Popen before
+        # the exec, as runuser would but without runuser's process in between): the runner reaps it
+        # when it is killed, so no zombie's pid in postmaster.pid keeps it from starting again.
+        root = os.geteuid() == 0
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen([str(self.bin / "postgres"), "-D", str(self.data), "-p", str(self.port)],
+                                         stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                                         user="postgres" if root else None, group="postgres" if root else None,
+                                         extra_groups=[] if root else None)
+        proc = self.proc
+        wait_until(f"postgres {self.name}", self.answers, 60, alive=lambda: proc.poll() is None)
+
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> list[int]:
+        """SIGKILL the whole server at once: the postmaster and every backend and auxiliary process
+        below it (each of PostgreSQL's children leads a process group of its own, so a kill of the
+        postmaster's group alone would leave its backends serving for a moment): a machine lost."""
+        assert self.proc is not None
+        pids = signal_tree(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        self.proc = None
+        self.stopped = []
+        return pids
+
+    def pause(self) -> None:
+        assert self.proc is not None
+        self.stopped = signal_tree(self.proc.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        for pid in self.stopped:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        self.stopped = []
+
+    def stop(self) -> None:
+        """A fast shutdown (``pg_ctl stop -m fast``: sessions ended, a checkpoint); SIGKILL if it hangs."""
+        if self.proc is None:
+            return
+        self.resume()
+        if self.proc.poll() is None:
+            try:
+                self.program("pg_ctl", "stop", "-D", str(self.data), "-m", "fast", "-w", "-t", "20", seconds=30)
+                self.proc.wait(timeout=10)
+            except (RuntimeError, subprocess.TimeoutExpired):
+                self.kill()
+        self.proc = None
+
+
+class PostgresStore:
+    """Debian's PostgreSQL: a primary and a synchronous standby on 127.0.0.1, data directories in the
+    run's directory (owned by the ``postgres`` user when the runner is root).
+
+    ``initdb`` makes the primary (``pg0``); the referees' role and database are created; then
+    ``pg_basebackup -R`` copies it into the standby's directory (``pg1``, its ``primary_conninfo``
+    carrying ``application_name=pg1``), the standby starts and streams, and the primary's
+    ``synchronous_standby_names`` names it (``ALTER SYSTEM``, reloaded): from then on a commit, and
+    so a move, is answered only once the standby has flushed it to disk (``synchronous_commit =
+    on``). ``remote_apply`` would also wait for the standby to apply it, which matters only to
+    reads on the standby; the referees read and write on the primary only (the URL's
+    ``target_session_attrs=read-write``) and a promotion applies everything flushed, so ``on`` holds
+    every acknowledged move at a lower cost.
+
+    The referees get ``postgresql://referee:PASSWORD@127.0.0.1:PRIMARY,127.0.0.1:STANDBY/referee
+    ?target_session_attrs=read-write``: libpq tries both and keeps the one that takes writes, so a
+    failover needs no restart of a referee."""
+
+    name = "postgres"
+    database = "referee"
+    role = "referee"
+
+    def __init__(self, workdir: Path, port_base: int) -> None:
+        bin_dir = postgres_bin()
+        if bin_dir is None:
+            raise SystemExit("PostgreSQL is not installed (Debian: apt-get install postgresql)")
+        if os.geteuid() == 0 and shutil.which("runuser") is None:
+            raise SystemExit("runuser is needed to run PostgreSQL as the postgres user")
+        self.bin = bin_dir
+        self.ports = [port_base, port_base + 2]
+        self.password = secrets.token_hex(16)
+        self.dir = workdir / "pg"
+        self.dir.mkdir()
+        socket_dir = self.dir / "sock"
+        socket_dir.mkdir()
+        if os.geteuid() == 0:
+            workdir.chmod(0o711)  # the postgres user passes through to its own directory, and reads nothing else
+            for d in (self.dir, socket_dir):
+                shutil.chown(d, "postgres", "postgres")
+        self.servers = [PgServer(f"pg{i}", port, self.dir / f"pg{i}", bin_dir, socket_dir, workdir / f"pg{i}.log")
+                        for i, port in enumerate(self.ports)]
+        self.primary, self.standby = self.servers
+        self.created = False
+        self.failovers = 0
+        self.solo: list[tuple[float, float | None]] = []  # monotonic times the primary had no synchronous standby
+        self.after_failover = ("the promoted standby commits alone (it names no synchronous standby) until the old "
+                               "primary's directory is re-seeded from it (pg_basebackup) as its new standby and named "
+                               "in its synchronous_standby_names: availability first, the two-copy guarantee back then")
+
+    @property
+    def url(self) -> str:
+        hosts = ",".join(f"{HOST}:{p}" for p in self.ports)
+        return f"postgresql://{self.role}:{self.password}@{hosts}/{self.database}?target_session_attrs=read-write"
+
+    def version(self) -> str:
+        return self.bin.parent.name
+
+    def describe(self) -> str:
+        return (f"PostgreSQL {self.version()}: primary {self.primary.name} on {HOST}:{self.primary.port}, synchronous standby "
+                f"{self.standby.name} on {HOST}:{self.standby.port}, synchronous_commit on")
+
+    def init_primary(self) -> None:
+        pg = self.primary
+        pg.program("initdb", "-D", str(pg.data), "-U", "postgres", "-E", "UTF8", "--locale=C",
+                   "--auth-local=trust", "--auth-host=scram-sha-256")
+        with (pg.data / "postgresql.conf").open("a") as conf:
+            conf.write(f"""
+# --- the fault runner's settings (the port is given on the command line: the standby copies this file)
+listen_addresses = '{HOST}'
+unix_socket_directories = '{pg.socket_dir}'
+max_connections = 200
+wal_level = replica
+max_wal_senders = 5
+wal_keep_size = '256MB'
+hot_standby = on
+synchronous_commit = on
+wal_retrieve_retry_interval = '500ms'
+log_line_prefix = '%m [%p] '
+""")
+        pg.start()
+        pg.sql(f"CREATE ROLE {self.role} LOGIN PASSWORD '{self.password}'")
+        pg.sql(f"CREATE DATABASE {self.database} OWNER {self.role}")
+
+    def attach_standby(self) -> None:
+        """Copy the primary into the standby's (emptied) directory, start it, wait until it streams,
+        then name it in the primary's ``synchronous_standby_names`` and wait until it is ``sync``."""
+        primary, standby = self.primary, self.standby
+        if standby.data.exists():
+            shutil.rmtree(standby.data)
+        conninfo = f"host={primary.socket_dir} port={primary.port} user=postgres application_name={standby.name}"
+        standby.program("pg_basebackup", "-d", conninfo, "-D", str(standby.data), "-R", "-X", "stream", "-c", "fast",
+                        seconds=120)
+        standby.start()
+        query = f"SELECT state, sync_state FROM pg_stat_replication WHERE application_name = '{standby.name}'"
+        wait_until(f"{standby.name} streaming", lambda: primary.sql(query).startswith("streaming"), 60)
+        primary.sql(f"ALTER SYSTEM SET synchronous_standby_names = '{standby.name}'")
+        primary.sql("SELECT pg_reload_conf()")
+        wait_until(f"{standby.name} synchronous", lambda: primary.sql(query) == "streaming|sync", 30)
+
+    def start(self) -> None:
+        if not self.created:
+            self.init_primary()
+            self.attach_standby()
+            self.created = True
+            return
+        # after stop(): the primary again from its directory; the standby reconnects by itself
+        self.primary.start()
+        query = f"SELECT sync_state FROM pg_stat_replication WHERE application_name = '{self.standby.name}'"
+        wait_until(f"{self.standby.name} synchronous again", lambda: self.primary.sql(query) == "sync", 60)
+
+    def stop(self, *, hard: bool = False) -> None:
+        if hard:
+            self.primary.kill()
+        else:
+            self.primary.stop()
+
+    def pause(self) -> None:
+        self.primary.pause()
+
+    def resume(self) -> None:
+        self.primary.resume()
+
+    def close(self) -> None:
+        for pg in self.servers:
+            pg.stop()
+
+    def pids(self) -> list[int]:
+        return [pg.proc.pid for pg in self.servers if pg.proc is not None]
+
+    def promote(self) -> None:
+        """``pg_ctl promote`` the standby (waiting until it takes writes); it is the primary from now."""
+        self.standby.program("pg_ctl", "promote", "-D", str(self.standby.data), "-w", "-t", "60", seconds=90)
+        self.primary, self.standby = self.standby, self.primary
+        self.failovers += 1
+        self.solo.append((time.monotonic(), None))
+
+    def reseed(self) -> None:
+        """The old primary's directory re-seeded from the new primary as its synchronous standby."""
+        self.attach_standby()
+        start, _ = self.solo[-1]
+        self.solo[-1] = (start, time.monotonic())
+
+    def facts(self) -> dict[str, Any]:
+        facts: dict[str, Any] = {
+            "servers": 2, "version": self.version(), "synchronous_commit": "on",
+            "primary": self.primary.name, "standby": self.standby.name, "failovers": self.failovers,
+        }
+        if self.failovers:
+            facts["after_failover"] = self.after_failover
+            facts["solo_seconds"] = round(sum((end or time.monotonic()) - start for start, end in self.solo), 2)
+        return facts
+
+
+STORES: dict[str, Callable[[Path, int], Store]] = {"redis": RedisStore, "postgres": PostgresStore, "sqlite": SqliteStore}
 
 
 # --- referee instances and the proxy -----------------------------------------------------------------
@@ -319,6 +751,8 @@ class Haproxy:
     answered exactly once for the same token and move, and what an operator of this service sets. The
     clients see what is left: the proxy's own 503 when no instance answers at all."""
 
+    RISE_SECONDS = 1.5  # a server back up: 2 checks 0.5 s apart, and one period for the first
+
     def __init__(self, workdir: Path, port: int, instances: list[Instance]) -> None:
         exe = shutil.which("haproxy")
         if exe is None:
@@ -394,12 +828,13 @@ class Cluster:
         self.rng = random.Random(opts.seed)
         self.t0 = time.monotonic()
         self.events: list[str] = []
+        self.figures: Figures | None = None  # set by run_fault: the clients' figures (a fault marks its moment there)
         base = opts.port_base
-        ports = [base, base + 1] + [base + off + i for off in (10, 20, 30) for i in range(opts.instances)]
+        self.store = STORES[opts.store](workdir, base)
+        ports = self.store.ports + [base + 1] + [base + off + i for off in (10, 20, 30) for i in range(opts.instances)]
         busy = [p for p in ports if not port_is_free(p)]
         if busy:
             raise SystemExit(f"ports in use: {busy} (choose another --port-base)")
-        self.store = STORES[opts.store](workdir, base)
         settings = configmap_settings(ROOT / "k8s" / "configmap.yaml")
         settings.update({"REFEREE_LEDGER_URL": self.store.url, "REFEREE_DRAIN_SECONDS": str(opts.drain_seconds)})
         env = {k: v for k, v in os.environ.items() if not k.startswith(("REFEREE_", "PROMETHEUS_"))}
@@ -433,7 +868,21 @@ class Cluster:
         self.proxy.stop()
         for inst in self.instances:
             inst.stop()
-        self.store.stop()
+        self.store.close()
+
+    def cpu_seconds(self) -> tuple[float, float]:
+        """CPU seconds so far of the referees (every gunicorn master and its workers) and of the store's
+        processes (redis-server; every PostgreSQL server and its backends), from one reading of /proc."""
+        table = process_table()
+        referees = [inst.proc.pid for inst in self.instances if inst.proc is not None and inst.proc.poll() is None]
+        return tree_cpu_seconds(referees, table), tree_cpu_seconds(self.store.pids(), table)
+
+    def mark_fault(self) -> None:
+        """The fault's moment, once its harm is done (the kill returned: nothing sent from now on can be
+        answered by what it killed): the service gap is measured from it, and each client's rewind
+        probe of a token answered before it is sent after it."""
+        if self.figures is not None:
+            self.figures.fault_at = time.monotonic()
 
     def restart(self, inst: Instance, keys: list[str]) -> None:
         """SIGTERM (drain, graceful stop), start with ``keys``, wait until ready."""
@@ -442,6 +891,9 @@ class Cluster:
         inst.start(keys)
         inst.wait_ready()
         self.note(f"{inst.name} ready again (keys: {len(keys)})")
+        # haproxy takes it back after 2 good checks 0.5 s apart: until then it is out of the rotation, and
+        # stopping the next one could leave haproxy none (with 2 instances), as a rollout waits for readiness.
+        time.sleep(Haproxy.RISE_SECONDS)
 
 
 # --- faults ------------------------------------------------------------------------------------------
@@ -455,17 +907,20 @@ class Fault:
     name: str
     summary: str
     run: FaultFn
+    stores: tuple[str, ...]  # the stores it applies to
 
 
 FAULTS: dict[str, Fault] = {}
+ALIASES = {"redis-pause": "store-pause", "redis-restart": "store-restart"}  # their names before other stores
 
 
-def fault(name: str, summary: str) -> Callable[[FaultFn], FaultFn]:
+def fault(name: str, summary: str, stores: tuple[str, ...] = tuple(STORES)) -> Callable[[FaultFn], FaultFn]:
     """Register a fault: a function that injects it into a running cluster and returns once the
-    cluster is whole again (every process it stopped started again and ready)."""
+    cluster is whole again (every process it stopped started again and ready). It calls
+    ``cluster.mark_fault()`` at the moment of the harm (else its start is taken)."""
 
     def register(fn: FaultFn) -> FaultFn:
-        FAULTS[name] = Fault(name, summary, fn)
+        FAULTS[name] = Fault(name, summary, fn, stores)
         return fn
 
     return register
@@ -480,6 +935,7 @@ def no_fault(cluster: Cluster) -> None:
 def sigkill(cluster: Cluster) -> None:
     inst = cluster.rng.choice(cluster.instances)
     inst.kill()
+    cluster.mark_fault()
     cluster.note(f"{inst.name} SIGKILLed")
     time.sleep(cluster.opts.down_seconds)
     inst.start(cluster.seal_keys)
@@ -494,22 +950,43 @@ def sigterm(cluster: Cluster) -> None:
     cluster.restart(inst, cluster.seal_keys)
 
 
-@fault("redis-pause", "SIGSTOP the store for 5 s, then SIGCONT")
+@fault("store-pause", "SIGSTOP the store (postgres: the primary, every process of it) for 5 s, then SIGCONT",
+       ("redis", "postgres"))
 def store_pause(cluster: Cluster) -> None:
     cluster.store.pause()
+    cluster.mark_fault()
     cluster.note("store paused")
     time.sleep(5)
     cluster.store.resume()
     cluster.note("store resumed")
 
 
-@fault("redis-restart", "SIGKILL the store, start it again from what it persisted (the AOF) after --down-seconds")
+@fault("store-restart", "SIGKILL the store (postgres: the primary, every process of it), start it again from what "
+                        "it persisted (the AOF; the WAL) after --down-seconds", ("redis", "postgres"))
 def store_restart(cluster: Cluster) -> None:
     cluster.store.stop(hard=True)
+    cluster.mark_fault()
     cluster.note("store killed")
     time.sleep(cluster.opts.down_seconds)
     cluster.store.start()
-    cluster.note("store started again")
+    cluster.note("store started again" + (" (its standby synchronous again)" if isinstance(cluster.store, PostgresStore) else ""))
+
+
+@fault("pg-failover", "SIGKILL the PostgreSQL primary (every process of it), promote the synchronous standby after "
+                      "--down-seconds, then re-seed the old primary's directory as the new primary's synchronous standby",
+       ("postgres",))
+def pg_failover(cluster: Cluster) -> None:
+    store = cluster.store
+    assert isinstance(store, PostgresStore)
+    old, standby = store.primary, store.standby
+    killed = old.kill()
+    cluster.mark_fault()
+    cluster.note(f"primary {old.name} killed -9 ({len(killed)} processes)")
+    time.sleep(cluster.opts.down_seconds)
+    store.promote()
+    cluster.note(f"standby {standby.name} promoted (pg_ctl promote): the primary, with no synchronous standby")
+    store.reseed()
+    cluster.note(f"{old.name} re-seeded from {standby.name} (pg_basebackup), streaming, named synchronous: two copies again")
 
 
 @fault("rotation", "two-phase seal-key rotation: restart each instance with 'old,new', then each with 'new,old'")
@@ -574,7 +1051,11 @@ class Figures:
     transport_errors: Counter[str] = field(default_factory=Counter)  # by operation
     answers_5xx: Counter[str] = field(default_factory=Counter)  # every 5xx, any operation, "status code"
     rewind_answers: Counter[str] = field(default_factory=Counter)
+    fault_rewind_probes: int = 0  # probes of tokens answered before the fault, sent after it (also in rewind_probes)
     samples: list[str] = field(default_factory=list)  # a few details of what failed
+    fault_at: float | None = None  # monotonic time of the fault's harm (Cluster.mark_fault)
+    accepts: list[tuple[float, float]] = field(default_factory=list)  # each accepted move: (its last sending, its answer)
+    longest_gap: float = 0.0  # the longest time any client went between two accepted moves of its own
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, **counts: int) -> None:
@@ -587,6 +1068,17 @@ class Figures:
             getattr(self, counter)[key] += 1
             if sample is not None and len(self.samples) < 10:
                 self.samples.append(sample)
+
+    def accepted(self, sent: float, answered: float, gap: float | None) -> None:
+        with self.lock:
+            self.moves_accepted += 1
+            self.accepts.append((sent, answered))
+            if gap is not None:
+                self.longest_gap = max(self.longest_gap, gap)
+
+    def gap(self, seconds: float) -> None:
+        with self.lock:
+            self.longest_gap = max(self.longest_gap, seconds)
 
     def bad_5xx(self) -> int:
         return sum(n for k, n in self.answers_5xx.items() if k != "503 ledger_unavailable")
@@ -603,17 +1095,25 @@ class Answer:
         return f"{self.status} {self.code}".strip()
 
 
+Position = tuple[str, int, list[dict[str, Any]], dict[str, Any], float]
+
+
 class Client:
     """One player thread: plays whole sealed matches through haproxy until told to stop, each seat
     moving with its own key; every loop is bounded by --max-moves, --retries and --retry-seconds."""
 
-    def __init__(self, index: int, opts: Options, port: int, figures: Figures, stop: threading.Event) -> None:
+    def __init__(self, index: int, opts: Options, port: int, figures: Figures, stop: threading.Event,
+                 stopped_at: Callable[[], float] | None = None) -> None:
         self.opts = opts
+        self.stopped_at = stopped_at
         self.port = port
         self.figures = figures
         self.stop = stop
         self.rng = random.Random(opts.seed * 1_000 + index)
         self.conn: http.client.HTTPConnection | None = None
+        self.last_sent = 0.0  # when the latest sending of a request began
+        self.last_accept: float | None = None  # when its latest move was accepted
+        self.probed_fault = False  # the tokens answered before the fault have been probed
 
     # transport
 
@@ -662,6 +1162,7 @@ class Client:
                 self.figures.add(retries=1)
                 time.sleep(min(2.0, 0.1 * 2**attempt) * (0.5 + self.rng.random()))
             self.figures.add(**{f"{op}_sent": 1})
+            self.last_sent = time.monotonic()
             try:
                 answer: Answer | None = self.post(path, body, key)
             except (OSError, http.client.HTTPException) as exc:
@@ -682,6 +1183,8 @@ class Client:
         finally:
             if self.conn is not None:
                 self.conn.close()
+            if self.last_accept is not None and self.stopped_at is not None:  # the stretch up to the end counts too
+                self.figures.gap(max(0.0, self.stopped_at() - self.last_accept))
 
     def state(self, token: str, seat: int, keys: list[str]) -> Answer | None:
         return self.send("states", f"{GAME}/state?as={seat}", {"token": token}, keys[seat])
@@ -696,8 +1199,8 @@ class Client:
         keys: list[str] = started.body["seat_keys"]
         token: str = started.body["token"]
         view = self.state(token, started.body["to_move"][0], keys)
-        # positions reached by accepted moves: (token, seat to move, its legal moves, the move played)
-        history: list[tuple[str, int, list[dict[str, Any]], dict[str, Any]]] = []
+        # positions reached by accepted moves: (token, seat to move, its legal moves, the move played, when it was answered)
+        history: list[Position] = []
         for _ in range(self.opts.max_moves):
             if view is None or view.status != 200:
                 self.stranded(f"state: {view.label if view else 'no answer'}")
@@ -718,9 +1221,21 @@ class Client:
             move = self.rng.choice(legal)
             answer = self.send("moves", f"{GAME}/moves?as={seat}", {"token": token, "move": move}, keys[seat])
             if answer is not None and answer.status == 200:
-                self.figures.add(moves_accepted=1)
-                history.append((token, seat, legal, move))
+                now = time.monotonic()
+                self.figures.accepted(self.last_sent, now, None if self.last_accept is None else now - self.last_accept)
+                self.last_accept = now
+                history.append((token, seat, legal, move, now))
                 view = answer
+                fault_at = self.figures.fault_at
+                if fault_at is not None and not self.probed_fault and self.last_sent >= fault_at:
+                    # The first move this client got accepted after the fault: the latest token it held
+                    # before a move accepted before the fault (with another legal move to try) must now be
+                    # refused; had the store lost that move, the token would be current again.
+                    self.probed_fault = True
+                    before = [p for p in history[-2::-1] if p[4] < fault_at and any(m != p[3] for m in p[2])]
+                    if before:
+                        self.rewind(before[0], keys, after_fault=True)
+                        continue
                 if self.opts.probe_every and len(history) % self.opts.probe_every == 0 and len(history) >= 2:
                     self.rewind(history[-2], keys)
                 continue
@@ -743,13 +1258,13 @@ class Client:
             if len(self.figures.samples) < 10:
                 self.figures.samples.append(f"stranded: {why}")
 
-    def rewind(self, position: tuple[str, int, list[dict[str, Any]], dict[str, Any]], keys: list[str]) -> None:
+    def rewind(self, position: Position, keys: list[str], after_fault: bool = False) -> None:
         """The attack: a token two accepted moves back, with another legal move of that position."""
-        token, seat, legal, played = position
+        token, seat, legal, played, _ = position
         others = [m for m in legal if m != played]
         if not others:
             return
-        self.figures.add(rewind_probes=1)
+        self.figures.add(rewind_probes=1, fault_rewind_probes=int(after_fault))
         try:
             answer = self.post(f"{GAME}/moves?as={seat}", {"token": token, "move": self.rng.choice(others)}, keys[seat])
         except (OSError, http.client.HTTPException):
@@ -800,26 +1315,37 @@ class Prober:
 
 def run_fault(name: str, opts: Options) -> dict[str, Any]:
     spec = FAULTS[name]
+    if opts.store not in spec.stores:
+        raise SystemExit(f"the fault {name} does not apply to the store {opts.store} (only to {', '.join(spec.stores)})")
     workdir = Path(tempfile.mkdtemp(prefix=f"faults-{name}-"))
-    log(f"{name}: {spec.summary}; {opts.instances} instances, {opts.clients} clients, {opts.seconds:g} s; files in {workdir}")
+    log(f"{name}: {spec.summary}; {opts.instances} instances, {opts.clients} clients, {opts.seconds:g} s, store {opts.store}; "
+        f"files in {workdir}")
     figures = Figures()
     stop = threading.Event()
+    stopped = [0.0]
+    fault_seconds = 0.0
     try:
         with Cluster(opts, workdir) as cluster, Prober(cluster.instances) as prober:
+            cluster.figures = figures
             log(cluster.store.describe())
-            clients = [Client(i, opts, cluster.proxy.port, figures, stop) for i in range(opts.clients)]
+            clients = [Client(i, opts, cluster.proxy.port, figures, stop, lambda: stopped[0]) for i in range(opts.clients)]
             threads = [threading.Thread(target=c.run, daemon=True, name=f"client-{i}") for i, c in enumerate(clients)]
+            cpu_start = cluster.cpu_seconds()
+            load_start = time.monotonic()
             for t in threads:
                 t.start()
             try:
                 time.sleep(max(1.0, opts.seconds * 0.3))
                 fault_started = time.monotonic()
+                figures.fault_at = fault_started  # the fault moves it to its harm's moment
                 spec.run(cluster)
                 fault_seconds = time.monotonic() - fault_started
                 # Clients go on until --seconds have passed, and at least 3 s after the cluster is whole again.
                 time.sleep(max(3.0, cluster.t0 + opts.seconds - time.monotonic()))
             finally:
+                stopped[0] = time.monotonic()
                 stop.set()
+                cpu_end = cluster.cpu_seconds()
                 cluster.note("stopping the clients")
                 give_up = time.monotonic() + opts.retry_seconds + opts.request_timeout + 10
                 for t in threads:
@@ -828,10 +1354,24 @@ def run_fault(name: str, opts: Options) -> dict[str, Any]:
             elapsed = time.monotonic() - cluster.t0
             events = cluster.events
             gaps = {k: round(v, 2) for k, v in prober.gaps.items()}
+            store_facts = {"name": cluster.store.name, "describe": cluster.store.describe(), **cluster.store.facts()}
+            solo = getattr(cluster.store, "solo", [])
     finally:
         if not opts.keep:
             shutil.rmtree(workdir, ignore_errors=True)
+    load_seconds = stopped[0] - load_start
+    with figures.lock:
+        accepts = list(figures.accepts)
+    in_load = sum(1 for _, answered in accepts if answered <= stopped[0])
+    fault_at = figures.fault_at if figures.fault_at is not None else fault_started
+    after = [answered for sent, answered in accepts if sent >= fault_at]
+    service_gap = (min(after) - fault_at) if after else None
+    if solo:
+        store_facts["moves_accepted_solo"] = sum(1 for _, a in accepts if any(b <= a <= (e or stopped[0]) for b, e in solo))
+    cpu = cpu_figures(cpu_end[0] - cpu_start[0], cpu_end[1] - cpu_start[1], in_load, load_seconds, opts.store)
     failures = []
+    if not after:
+        failures.append("no move accepted after the fault")
     if figures.matches_stranded:
         failures.append(f"{figures.matches_stranded} stranded")
     if figures.accepted_rewinds:
@@ -865,11 +1405,38 @@ def run_fault(name: str, opts: Options) -> dict[str, Any]:
         "rewind_probes": figures.rewind_probes,
         "rewind_answers": dict(figures.rewind_answers),
         "accepted_rewinds": figures.accepted_rewinds,
+        "fault_rewind_probes": figures.fault_rewind_probes,
+        "answers_500": sum(n for k, n in figures.answers_5xx.items() if k.startswith("500")),
+        "moves_accepted_after_fault": len(after),
+        "service_gap_s": None if service_gap is None else round(service_gap, 2),
+        "longest_client_gap_s": round(figures.longest_gap, 2),
+        "load_seconds": round(load_seconds, 1),
+        "moves_per_s": round(in_load / load_seconds, 1) if load_seconds > 0 else 0.0,
+        "cpu": cpu,
+        "store": store_facts,
         "healthz_longest_gap_s": gaps,
         "events": events,
         "samples": figures.samples,
         "failures": failures,
         "ok": not failures,
+    }
+
+
+def cpu_figures(referees: float, store: float, moves: int, seconds: float, store_name: str) -> dict[str, Any]:
+    """The server side's CPU over the load window (clients started → told to stop): seconds, the
+    cores busy on average, and milliseconds per accepted move; the store's share of a move's CPU.
+    SQLite runs inside the referees' processes: its cost is in theirs, and its share is None."""
+
+    def per_move(sec: float) -> float | None:
+        return round(sec * 1000 / moves, 3) if moves else None
+
+    total = referees + store
+    return {
+        "referees_s": round(referees, 2), "store_s": round(store, 2), "total_s": round(total, 2),
+        "referees_cores": round(referees / seconds, 2) if seconds > 0 else None,
+        "store_cores": round(store / seconds, 2) if seconds > 0 else None,
+        "referees_ms_per_move": per_move(referees), "store_ms_per_move": per_move(store), "total_ms_per_move": per_move(total),
+        "store_share": None if store_name == "sqlite" or total <= 0 else round(store / total, 3),
     }
 
 
@@ -895,13 +1462,27 @@ ROWS: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
     ("rewind probes / accepted", lambda r: f"{r['rewind_probes']} / {r['accepted_rewinds']}"),
     ("rewind answers", lambda r: counts(r["rewind_answers"])),
     ("new failed", lambda r: str(r["new_failed"])),
+    ("rewinds after the fault (probes)", lambda r: str(r["fault_rewind_probes"])),
+    ("moves accepted after the fault", lambda r: str(r["moves_accepted_after_fault"])),
+    ("service gap from the fault (s)", lambda r: str(r["service_gap_s"])),
+    ("longest gap of a client (s)", lambda r: str(r["longest_client_gap_s"])),
+    ("moves/s (load window, s)", lambda r: f"{r['moves_per_s']} ({r['load_seconds']})"),
+    ("CPU s referees / store", lambda r: f"{r['cpu']['referees_s']} / {r['cpu']['store_s']}"),
+    ("CPU ms/move referees / store / all", lambda r: f"{r['cpu']['referees_ms_per_move']} / {r['cpu']['store_ms_per_move']} / "
+                                                      f"{r['cpu']['total_ms_per_move']}"),
+    ("store's share of a move's CPU", lambda r: str(r["cpu"]["store_share"])),
 ]
 
 
 def print_table(results: list[dict[str, Any]]) -> None:
     width = max(len(name) for name, _ in ROWS) + 2
     for r in results:
-        print(f"== {r['fault']} ({r['instances']} instances, {r['clients']} clients): {'ok' if r['ok'] else 'FAIL: ' + '; '.join(r['failures'])}")
+        print(f"== {r['fault']} ({r['instances']} instances, {r['clients']} clients, store {r['store']['name']}): "
+              f"{'ok' if r['ok'] else 'FAIL: ' + '; '.join(r['failures'])}")
+        print(f"  {r['store']['describe']}")
+        for key in ("after_failover", "solo_seconds", "moves_accepted_solo"):
+            if key in r["store"]:
+                print(f"  store {key.replace('_', ' ')}: {r['store'][key]}")
         for name, cell in ROWS:
             print(f"  {name:<{width}}{cell(r)}")
         gaps = r["healthz_longest_gap_s"]
@@ -915,14 +1496,16 @@ def print_table(results: list[dict[str, Any]]) -> None:
 def parse_args(argv: list[str] | None) -> tuple[list[str], Options, bool]:
     p = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     p.add_argument("--fault", required=True, metavar="NAME[,NAME...]",
-                   help=f"the fault to inject, several separated by commas, or 'all' (each in turn): {', '.join(FAULTS)}")
+                   help=f"the fault to inject, several separated by commas, or 'all' (each in turn that applies to the "
+                        f"store): {', '.join(FAULTS)}")
     p.add_argument("--instances", type=int, default=3)
     p.add_argument("--clients", type=int, default=50)
     p.add_argument("--seconds", type=float, default=30, help="length of each run (at least the fault and 3 s after it)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the figures as JSON instead of the table")
     p.add_argument("--store", choices=sorted(STORES), default="redis")
-    p.add_argument("--port-base", type=int, default=DEFAULT_PORT_BASE, help="store: base, haproxy: base+1, instances: base+10..39")
+    p.add_argument("--port-base", type=int, default=DEFAULT_PORT_BASE,
+                   help="store: base (postgres: base and base+2), haproxy: base+1, instances: base+10..39")
     p.add_argument("--python", default=sys.executable, help="the interpreter that runs gunicorn (one with the project installed)")
     p.add_argument("--drain-seconds", type=int, default=3,
                    help="REFEREE_DRAIN_SECONDS (k8s: 10, for the kubelet's probe period; haproxy here checks every 0.5 s)")
@@ -940,10 +1523,14 @@ def parse_args(argv: list[str] | None) -> tuple[list[str], Options, bool]:
         p.error(f"--instances must be 1..{MAX_INSTANCES}")
     if a.clients < 1 or a.seconds <= 0:
         p.error("--clients and --seconds must be positive")
-    names = list(FAULTS) if a.fault == "all" else a.fault.split(",")
+    names = ([n for n, f in FAULTS.items() if a.store in f.stores] if a.fault == "all"
+             else [ALIASES.get(n, n) for n in a.fault.split(",")])
     unknown = [n for n in names if n not in FAULTS]
     if unknown:
         p.error(f"unknown fault(s) {', '.join(unknown)}: choose among {', '.join(FAULTS)} or 'all'")
+    misplaced = [n for n in names if a.store not in FAULTS[n].stores]
+    if misplaced:
+        p.error(f"not with --store {a.store}: {', '.join(misplaced)} (applies to {', '.join(FAULTS[misplaced[0]].stores)})")
     opts = Options(a.instances, a.clients, a.seconds, a.seed, a.port_base, a.python, a.store, a.drain_seconds, a.max_moves,
                    a.probe_every, a.retries, a.retry_seconds, a.request_timeout, a.flood_connections, a.flood_seconds,
                    a.down_seconds, a.keep)
@@ -969,7 +1556,12 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     with sigterm_as_interrupt():
         for name in names:
-            results.append(run_fault(name, opts))
+            try:
+                results.append(run_fault(name, opts))
+            except (RuntimeError, OSError, subprocess.SubprocessError) as exc:  # a cluster that did not start, say
+                traceback.print_exc()
+                log(f"{name}: the run itself failed: {exc}")
+                return 2  # not a verdict (0 or 1): no figures
     if as_json:
         print(json.dumps({"ok": all(r["ok"] for r in results), "results": results}, indent=2))
     else:

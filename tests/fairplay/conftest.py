@@ -1,14 +1,17 @@
-"""Fixtures of the fair-play tests: a real ``redis-server`` (Debian package) on 127.0.0.1, started
-and stopped by the tests, and sealed apps with a SQLite or Redis ledger (``record_app``: every record
-mode, the record in the token or beside it in either store).
+"""Fixtures of the fair-play tests: a real ``redis-server`` and a real PostgreSQL (Debian packages)
+on 127.0.0.1, started and stopped by the tests, and sealed apps with a SQLite, Redis or PostgreSQL
+ledger (``record_app``: every record mode, the record in the token or beside it in each store).
 
 Ports: free ones the kernel picks, so parallel workers and two test runs on one machine never share
 a Redis (a fixed range let one run's tests talk to, and lose, another run's server). Without ``redis-server`` on the PATH the Redis tests skip and say why (``.ci/run``
-installs it).
+installs it); the same for PostgreSQL (``tests/pg.py``: one throwaway server per test session, a
+fresh database for each ledger).
 """
 
 from __future__ import annotations
 
+import itertools
+import os
 import shutil
 import socket
 import subprocess
@@ -20,6 +23,7 @@ import pytest
 from flask import Flask
 
 from tests.conftest import KEY_NEW, KEY_OLD, make_app
+from tests.pg import PostgresServer, why_missing
 from tests.servers import free_port
 from tests.tools import missing
 
@@ -78,14 +82,42 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServ
         server.stop()
 
 
-@pytest.fixture(scope="module", params=["sqlite", "redis"])
+class Postgres:
+    """The session's PostgreSQL server; ``fresh()`` makes a new empty database and gives its URL."""
+
+    _names = itertools.count()
+
+    def __init__(self, server: PostgresServer) -> None:
+        self.server = server
+
+    def fresh(self, prefix: str = "t") -> str:
+        return self.server.database(f"{prefix}_{os.getpid()}_{next(self._names)}")
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[Postgres]:
+    """One throwaway PostgreSQL for the session (each test takes a fresh database of it); skipped,
+    and says why, where PostgreSQL is not installed."""
+    problem = why_missing()
+    if problem:
+        missing(problem)
+    with PostgresServer("fairplay") as server:
+        yield Postgres(server)
+
+
+def ledger_url(kind: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A new ledger of ``kind`` (``sqlite``, ``redis``: the module's server, ``postgres``: a fresh database)."""
+    if kind == "sqlite":
+        return f"sqlite:///{tmp_path_factory.mktemp('ledger') / 'ledger.db'}"
+    if kind == "postgres":
+        return str(request.getfixturevalue("postgres_server").fresh())
+    return str(request.getfixturevalue("redis_server").url)
+
+
+@pytest.fixture(scope="module", params=["sqlite", "redis", "postgres"])
 def ledger_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Flask:
-    """Sealed mode as in production (no fixed decks) with a ledger in SQLite or in Redis."""
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('ledger') / 'ledger.db'}"
-    else:
-        url = request.getfixturevalue("redis_server").url
-    return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD], LEDGER_URL=url)
+    """Sealed mode as in production (no fixed decks) with a ledger in SQLite, Redis or PostgreSQL."""
+    return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD], LEDGER_URL=ledger_url(request.param, request, tmp_path_factory))
 
 
 @pytest.fixture(scope="module")
@@ -94,14 +126,12 @@ def fair_app() -> Flask:
     return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD])
 
 
-@pytest.fixture(scope="module", params=["token", "sqlite", "redis"], ids=["record in token", "record in sqlite", "record in redis"])
+@pytest.fixture(scope="module", params=["token", "sqlite", "redis", "postgres"],
+                ids=["record in token", "record in sqlite", "record in redis", "record in postgres"])
 def record_app(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Flask:
     """Sealed mode as in production in each record mode: without a ledger (the token carries the
-    record), or with a SQLite or Redis ledger (the record beside the token, its hash chain in it)."""
+    record), or with a SQLite, Redis or PostgreSQL ledger (the record beside the token, its hash
+    chain in it)."""
     if request.param == "token":
         return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD])
-    if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path_factory.mktemp('records') / 'ledger.db'}"
-    else:
-        url = request.getfixturevalue("redis_server").url
-    return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD], LEDGER_URL=url)
+    return make_app(SEAL_KEYS=[KEY_NEW, KEY_OLD], LEDGER_URL=ledger_url(request.param, request, tmp_path_factory))

@@ -1,4 +1,4 @@
-"""Exactly-once moves, resume and retention with a ledger (SQLite and a real Redis), through the
+"""Exactly-once moves, resume and retention with a ledger (SQLite, a real Redis and a real PostgreSQL), through the
 referee core with several referees on one store, as several instances behind a load balancer are.
 
 - A move sent again with the same token (a reply lost, the retry landing on another instance) is
@@ -25,7 +25,7 @@ from cryptography.fernet import Fernet
 
 from service.config import Config
 from service.engines import ENGINES
-from service.ledger import RedisLedger, SqliteLedger
+from service.ledger import PostgresLedger, RedisLedger, SqliteLedger
 from service.problems import ApiError
 from service.referee import Caller, Referee
 from service.schemas import SCHEMAS
@@ -53,11 +53,15 @@ def _referees(ledger: Any, clock: Clock, count: int = 3) -> list[Referee]:
     return [Referee(cfg, Sealer(cfg.seal_keys), signer, ledger, clock=clock) for _ in range(count)]
 
 
-@pytest.fixture(params=["sqlite", "redis"])
+@pytest.fixture(params=["sqlite", "redis", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
     """A fresh ledger (a day's retention for finished matches unless a test makes its own)."""
     if request.param == "sqlite":
         yield SqliteLedger(str(tmp_path / "ledger.db"), 3600)
+    elif request.param == "postgres":
+        ledger = PostgresLedger(request.getfixturevalue("postgres_server").fresh(), 3600)
+        yield ledger
+        ledger.close()
     else:
         server = request.getfixturevalue("redis_server")
         ledger = RedisLedger(server.url, 3600)
@@ -230,8 +234,13 @@ def _finished_match(ref: Referee, clock: Clock) -> list[dict[str, Any]]:
 def test_a_finished_matchs_moves_go_after_the_retention_and_its_old_tokens_stay_refused(
     request: pytest.FixtureRequest, tmp_path: Path, store: Any
 ) -> None:
-    ledger = (SqliteLedger(str(tmp_path / "short.db"), 3600, finished_ttl=1) if isinstance(store, SqliteLedger)
-              else RedisLedger(request.getfixturevalue("redis_server").url, 3600, finished_ttl=1))
+    ledger: Any
+    if isinstance(store, SqliteLedger):
+        ledger = SqliteLedger(str(tmp_path / "short.db"), 3600, finished_ttl=1)
+    elif isinstance(store, PostgresLedger):
+        ledger = PostgresLedger(request.getfixturevalue("postgres_server").fresh(), 3600, finished_ttl=1)
+    else:
+        ledger = RedisLedger(request.getfixturevalue("redis_server").url, 3600, finished_ttl=1)
     clock = Clock()
     a, b, _ = _referees(ledger, clock)
     answers = _finished_match(a, clock)

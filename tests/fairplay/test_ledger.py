@@ -1,5 +1,6 @@
 """The rewind guard on real stores (issue 13, item 5): the ledger's compare-and-set and its epoch in
-SQLite and in a real ``redis-server``, the record's moves appended by it alone (issue 24), expiry (an expired match is refused, never current), two gunicorn instances sharing keys and the Redis ledger with
+SQLite, in a real ``redis-server`` and in a real PostgreSQL (issue 30; its failover in
+test_ledger_postgres.py), the record's moves appended by it alone (issue 24), expiry (an expired match is refused, never current), two gunicorn instances sharing keys and the Redis ledger with
 many threads racing one token (exactly one move wins), and Redis stopped mid-run (503
 ``ledger_unavailable`` with ``Retry-After``, never 200; ``/readyz`` stays 200: the store is shared)."""
 
@@ -17,19 +18,35 @@ from typing import Any
 import pytest
 from cryptography.fernet import Fernet
 
-from service.ledger import CURRENT, LOST, SUPERSEDED, LedgerUnavailable, RedisLedger, SqliteLedger, check_url, open_ledger
+from service.ledger import (
+    CURRENT,
+    LOST,
+    SUPERSEDED,
+    TIMEOUT,
+    LedgerUnavailable,
+    PostgresLedger,
+    RedisLedger,
+    SqliteLedger,
+    check_url,
+    open_ledger,
+    store_name,
+)
 from tests.fairplay.conftest import RedisServer
 from tests.servers import Gunicorn, call, free_port
 from tests.tools import missing
+
+STORES = ["sqlite", "redis", "postgres"]
 
 
 def _store(kind: str, tmp_path: Path, request: pytest.FixtureRequest, ttl: int = 3600) -> Any:
     if kind == "sqlite":
         return SqliteLedger(str(tmp_path / "l.db"), ttl)
+    if kind == "postgres":
+        return PostgresLedger(request.getfixturevalue("postgres_server").fresh(), ttl)
     return RedisLedger(request.getfixturevalue("redis_server").url, ttl)
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+@pytest.mark.parametrize("kind", STORES)
 def test_compare_and_set(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     led = _store(kind, tmp_path, request)
     m = f"cas-{kind}-{time.monotonic_ns()}"
@@ -50,7 +67,7 @@ def test_compare_and_set(kind: str, tmp_path: Path, request: pytest.FixtureReque
     led.ping()
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+@pytest.mark.parametrize("kind", STORES)
 def test_the_record_is_appended_by_the_compare_and_set_only(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     """A move joins the stored record exactly when ``advance`` answers current; ``register`` starts
     the record over (a sealed replay's moves, or none)."""
@@ -69,7 +86,7 @@ def test_the_record_is_appended_by_the_compare_and_set_only(kind: str, tmp_path:
     assert led.moves(f"{m}-long") == [f'{{"n":{i}}}' for i in range(2500)]
 
 
-@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+@pytest.mark.parametrize("kind", STORES)
 def test_entries_expire_and_an_expired_match_is_refused(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     led = _store(kind, tmp_path, request, ttl=1)
     m = f"ttl-{kind}-{time.monotonic_ns()}"
@@ -81,8 +98,9 @@ def test_entries_expire_and_an_expired_match_is_refused(kind: str, tmp_path: Pat
     assert led.moves(m) == []  # the record expires with the match
 
 
-def test_threads_racing_on_sqlite(tmp_path: Path) -> None:
-    led = SqliteLedger(str(tmp_path / "race.db"), 3600)
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_threads_racing(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    led = _store(kind, tmp_path, request)
     epoch = led.register("race", 0)
     wins = []
     barrier = threading.Barrier(12)
@@ -104,17 +122,30 @@ def test_threads_racing_on_sqlite(tmp_path: Path) -> None:
 
 def test_urls() -> None:
     assert check_url("redis://127.0.0.1:6379/0") is None and check_url("sqlite:////tmp/x.db") is None
-    assert check_url("http://x") and check_url("sqlite://") and check_url("redis:///0")
+    assert check_url("postgresql://u@h1:5432,h2:5433/db?target_session_attrs=read-write") is None
+    assert check_url("postgres://u:p@h/db") is None and check_url("postgresql:///db?host=/run/postgresql") is None
+    assert check_url("http://x") and check_url("sqlite://") and check_url("redis:///0") and check_url("postgresql:///db")
+    assert check_url("postgresql://h/db?no_such_option=1")
     with pytest.raises(ValueError):
         open_ledger("mysql://x")
+    assert isinstance(open_ledger("postgresql://u@127.0.0.1:1/db"), PostgresLedger)  # nothing connects before first use
 
 
-def test_unreachable_redis_raises() -> None:
-    led = RedisLedger(f"redis://127.0.0.1:{free_port()}/0", 60)  # nothing listens there
+def test_store_name_is_the_metrics_label() -> None:
+    assert [store_name(u) for u in ("redis://h/0", "rediss://h/0", "sqlite:////x.db", "postgresql://h/db", "postgres://h/db")] == [
+        "redis", "redis", "sqlite", "postgresql", "postgresql"]
+
+
+@pytest.mark.parametrize("kind", ["redis", "postgres"])
+def test_unreachable_store_raises(kind: str) -> None:
+    port = free_port()  # nothing listens there
+    led = RedisLedger(f"redis://127.0.0.1:{port}/0", 60) if kind == "redis" else PostgresLedger(f"postgresql://u@127.0.0.1:{port}/db", 60)
     for call_it in (lambda: led.advance("e", "m", 0), lambda: led.check("e", "m", 0), lambda: led.register("m", 0), led.ping, led.epoch,
-                    lambda: led.moves("m")):
+                    lambda: led.moves("m"), lambda: led.history("e", "m", 0), led.usage):
+        began = time.monotonic()
         with pytest.raises(LedgerUnavailable):
             call_it()
+        assert time.monotonic() - began < TIMEOUT + 0.5  # never longer than a request may wait for the store
 
 
 def _gunicorn(tmp: Path, name: str, env: dict[str, str]) -> Gunicorn:

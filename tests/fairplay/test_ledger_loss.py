@@ -1,7 +1,8 @@
 """A ledger that loses its data fails closed (issue 21, items 5 and 10).
 
 A real ``redis-server`` without persistence is restarted (it comes back empty, as Redis does without
-AOF), and a SQLite ledger's file is lost and recreated: every token handed out before, superseded
+AOF), a SQLite ledger's file is lost and recreated, and a PostgreSQL ledger's database is dropped
+and created anew under the running service (its tables made again on first use, a new epoch): every token handed out before, superseded
 or not, is then refused with 409 ``ledger_lost`` on ``moves``, ``state`` and ``check``, never
 accepted; matches begun after the loss play normally. ``/readyz`` stays 200 whether or not a
 Redis ledger answers (it is shared by every pod: its state is in ``/metrics``).
@@ -116,6 +117,23 @@ def test_sqlite_file_lost_no_superseded_token_is_accepted(tmp_path: Path) -> Non
     restarted = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=url).test_client()  # the service restarted on a new file
     assert _every_old_token_is_refused(restarted, matches) == sum(len(m["tokens"]) for m in matches)
     _a_new_match_plays(restarted)
+
+
+def test_postgres_database_recreated_no_superseded_token_is_accepted(postgres_server: Any) -> None:
+    import time
+
+    url = postgres_server.fresh("loss")
+    name = url.rsplit("/", 1)[1]
+    client = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=url).test_client()
+    matches = _play_matches(client)
+    postgres_server.server.database(name)  # dropped (its connections closed) and created empty, under the running service
+    deadline = time.monotonic() + 10
+    while client.post(f"{SCH}/state", json={"token": matches[0]["tokens"][0]}).status_code == 503:  # the pool reconnects
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    assert _every_old_token_is_refused(client, matches) == sum(len(m["tokens"]) for m in matches)
+    _a_new_match_plays(client)
+    assert _every_old_token_is_refused(client, matches[:3])
 
 
 def test_readyz_does_not_depend_on_the_shared_ledger(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""The record beside the token (issue 24, item 2), in SQLite and in a real ``redis-server``.
+"""The record beside the token (issue 24, item 2), in SQLite, in a real ``redis-server`` and in a
+real PostgreSQL.
 
 With a ledger the accepted moves are kept in the store, appended in the compare-and-set itself,
 and the token carries only their hash chain. A store whose moves were altered, reordered,
@@ -19,7 +20,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from service.ledger import RedisLedger, SqliteLedger
+from service.ledger import PostgresLedger, RedisLedger, SqliteLedger
 from service.records import canonical
 from tests.conftest import KEY_NEW, KEY_OLD, make_app
 from tests.fairplay.helpers import SHORT, new_match, play, true_state
@@ -42,6 +43,15 @@ class Store:
             with sqlite3.connect(self.ledger._path, isolation_level=None) as db:
                 db.execute("DELETE FROM moves WHERE match_id = ?", (self.match_id,))
                 db.executemany("INSERT INTO moves (match_id, n, move) VALUES (?, ?, ?)", [(self.match_id, n, m) for n, m in enumerate(moves)])
+        elif isinstance(self.ledger, PostgresLedger):
+            import psycopg
+
+            with psycopg.connect(self.ledger._url, autocommit=True) as db, db.transaction():
+                seq = db.execute("SELECT seq FROM card_referee_ledger WHERE match_id = %s", (self.match_id,)).fetchone()[0]  # type: ignore[index]
+                db.execute("DELETE FROM card_referee_moves WHERE match_id = %s", (self.match_id,))
+                with db.cursor() as cur:
+                    cur.executemany("INSERT INTO card_referee_moves (match_id, n, move) VALUES (%s, %s, %s)",
+                                    [(self.match_id, seq - len(moves) + n, m) for n, m in enumerate(moves)])
         else:
             assert isinstance(self.ledger, RedisLedger)
             key = self.ledger._moves_key(self.match_id)
