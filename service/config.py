@@ -146,8 +146,10 @@ class Config:
     that sign match records and verdicts (``REFEREE_SIGNING_KEYS``; default: derived from the seal
     keys). ``retired_signing_keys``: base64url Ed25519 *public* keys of signing keys taken out of
     service, still published and still verifying what they signed, never signing
-    (``REFEREE_RETIRED_SIGNING_KEYS``; default none). ``ledger_url``: the rewind guard's store, ``redis://host:port/db`` or ``sqlite:///path``
-    (``REFEREE_LEDGER_URL``; default none). ``ledger_ttl``: seconds a match's ledger entry lives
+    (``REFEREE_RETIRED_SIGNING_KEYS``; default none). ``ledger_url``: the rewind guard's store,
+    ``redis://host:port/db``, ``postgresql://user@host:port,host2:port/dbname?target_session_attrs=read-write``
+    or ``sqlite:///path`` (``REFEREE_LEDGER_URL``, or a file holding it: ``REFEREE_LEDGER_URL_FILE``; default
+    none). ``ledger_ttl``: seconds a match's ledger entry lives
     after its last move (``REFEREE_LEDGER_TTL``, default one week). ``ledger_finished_ttl``: seconds
     a finished match's stored moves live after its last move, for retries and resumes of its last
     tokens (``REFEREE_LEDGER_FINISHED_TTL``, default one day, at most ``ledger_ttl``).
@@ -233,9 +235,32 @@ class Config:
         )
 
 
+def _ledger_url_from(env: Mapping[str, str]) -> str | None:
+    """``REFEREE_LEDGER_URL``, or the URL held in the file ``REFEREE_LEDGER_URL_FILE`` names (a
+    mounted Secret's key: the URL holds the store's password); one of the two, or None."""
+    inline = env.get("REFEREE_LEDGER_URL")
+    path = env.get("REFEREE_LEDGER_URL_FILE")
+    if inline is not None and path is not None:
+        raise ConfigError("set REFEREE_LEDGER_URL or REFEREE_LEDGER_URL_FILE, not both")
+    if path is None:
+        return inline or None
+    if not path.strip():
+        raise ConfigError("REFEREE_LEDGER_URL_FILE is set but empty: name the file that holds the ledger URL")
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"REFEREE_LEDGER_URL_FILE {path!r} cannot be read: {exc.__class__.__name__}") from None
+    url = text.strip()
+    if not url:
+        raise ConfigError(f"REFEREE_LEDGER_URL_FILE {path!r} holds no URL")
+    if len(url.split()) != 1:
+        raise ConfigError(f"REFEREE_LEDGER_URL_FILE {path!r} holds more than one line or word: one URL only")
+    return url
+
+
 def _fair_play(env: Mapping[str, str], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """``REFEREE_SIGNING_KEYS``, ``REFEREE_RETIRED_SIGNING_KEYS``, ``REFEREE_LEDGER_URL``,
-    ``REFEREE_LEDGER_TTL``, ``REFEREE_LEDGER_FINISHED_TTL`` (overrides: ``SIGNING_KEYS``,
+    """``REFEREE_SIGNING_KEYS``, ``REFEREE_RETIRED_SIGNING_KEYS``, ``REFEREE_LEDGER_URL`` (or
+    ``REFEREE_LEDGER_URL_FILE``), ``REFEREE_LEDGER_TTL``, ``REFEREE_LEDGER_FINISHED_TTL`` (overrides: ``SIGNING_KEYS``,
     ``RETIRED_SIGNING_KEYS``, ``LEDGER_URL``, ``LEDGER_TTL``, ``LEDGER_FINISHED_TTL``), checked."""
     from .ledger import check_url
     from .records import parse_public_key, parse_signing_key
@@ -258,11 +283,12 @@ def _fair_play(env: Mapping[str, str], overrides: Mapping[str, Any]) -> dict[str
             raise ConfigError(
                 f"REFEREE_RETIRED_SIGNING_KEYS entry {i} is not a base64url Ed25519 public key (32 bytes, a JWK's x)"
             ) from None
-    url = overrides.get("LEDGER_URL", env.get("REFEREE_LEDGER_URL", "")) or None
+    url = overrides["LEDGER_URL"] or None if "LEDGER_URL" in overrides else _ledger_url_from(env)
     if url is not None:
         problem = check_url(str(url))
         if problem:
-            raise ConfigError(f"REFEREE_LEDGER_URL: {problem}")
+            source = "REFEREE_LEDGER_URL_FILE" if "LEDGER_URL" not in overrides and "REFEREE_LEDGER_URL_FILE" in env else "REFEREE_LEDGER_URL"
+            raise ConfigError(f"{source}: {problem}")
     raw_ttl = overrides.get("LEDGER_TTL", env.get("REFEREE_LEDGER_TTL", str(7 * 24 * 3600)))
     try:
         ttl = int(raw_ttl)

@@ -51,14 +51,22 @@ store must guarantee (Redis: AOF with ``appendfsync always``) and what an operat
 from __future__ import annotations
 
 import os
+import random
 import secrets
+import socket
 import sqlite3
 import threading
 import time
 import urllib.parse
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+
+if TYPE_CHECKING:
+    import psycopg
+    import psycopg_pool
 
 __all__ = [
     "CURRENT",
@@ -69,11 +77,13 @@ __all__ = [
     "History",
     "Ledger",
     "LedgerUnavailable",
+    "PostgresLedger",
     "RedisLedger",
     "SqliteLedger",
     "check_url",
     "new_epoch",
     "open_ledger",
+    "store_name",
 ]
 
 DEFAULT_TTL: Final = 7 * 24 * 3600
@@ -526,21 +536,476 @@ class SqliteLedger:
         return int(pages) * int(size), None
 
 
+
+# --- PostgreSQL --------------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+
+_PG_SCHEMA: Final = (
+    "CREATE TABLE IF NOT EXISTS card_referee_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ("CREATE TABLE IF NOT EXISTS card_referee_ledger (match_id TEXT PRIMARY KEY, seq BIGINT NOT NULL, expires TIMESTAMPTZ NOT NULL, "
+     "finished BOOLEAN NOT NULL DEFAULT FALSE, moves_expire TIMESTAMPTZ NOT NULL, purged BOOLEAN NOT NULL DEFAULT FALSE)"),
+    "CREATE TABLE IF NOT EXISTS card_referee_moves (match_id TEXT NOT NULL, n BIGINT NOT NULL, move TEXT NOT NULL, PRIMARY KEY (match_id, n))",
+    "CREATE INDEX IF NOT EXISTS card_referee_ledger_expires ON card_referee_ledger (expires)",
+    "CREATE INDEX IF NOT EXISTS card_referee_ledger_moves_expire ON card_referee_ledger (purged, moves_expire)",
+)
+_PG_EPOCH: Final = "(SELECT value FROM card_referee_meta WHERE name = 'epoch')"
+_PG_CHECK: Final = f"SELECT {_PG_EPOCH}, (SELECT seq FROM card_referee_ledger WHERE match_id = %s AND expires > now())"
+# The compare-and-set and the appended move: one statement (atomic; PostgreSQL's READ COMMITTED
+# re-checks the WHERE against a row another transaction changed meanwhile, so of two racers the
+# second finds seq moved on and changes nothing). A move's n is the seq it was made from.
+_PG_ADVANCE: Final = f"""
+WITH moved AS (
+  UPDATE card_referee_ledger
+     SET seq = seq + 1, expires = now() + %(ttl)s * INTERVAL '1 second', finished = %(finished)s,
+         moves_expire = now() + %(moves_ttl)s * INTERVAL '1 second'
+   WHERE match_id = %(match)s AND seq = %(seq)s AND expires > now()
+     AND (%(epoch)s::TEXT IS NULL OR %(epoch)s::TEXT = {_PG_EPOCH})
+  RETURNING match_id),
+added AS (
+  INSERT INTO card_referee_moves (match_id, n, move)
+  SELECT match_id, %(seq)s, %(move)s::TEXT FROM moved WHERE %(move)s::TEXT IS NOT NULL
+  RETURNING n)
+SELECT count(*) FROM moved
+"""
+_PG_HISTORY: Final = f"""
+SELECT {_PG_EPOCH}, l.seq, l.finished, l.moves_expire <= now(),
+       ARRAY(SELECT mv.move FROM card_referee_moves mv WHERE mv.match_id = %(match)s AND l.moves_expire > now() ORDER BY mv.n)
+  FROM (SELECT 1) AS one LEFT JOIN card_referee_ledger l ON l.match_id = %(match)s AND l.expires > now()
+"""
+_PG_MOVES: Final = """
+SELECT mv.move FROM card_referee_moves mv JOIN card_referee_ledger l ON l.match_id = mv.match_id
+ WHERE mv.match_id = %s AND l.expires > now() AND l.moves_expire > now() ORDER BY mv.n
+"""
+# A write whose commit waits for the synchronous standby like any other: it confirms that every
+# transaction committed before it (all that a read just saw) is on the standby too.
+_PG_BARRIER: Final = "UPDATE card_referee_ledger SET seq = seq WHERE match_id = %s"
+_PG_PURGE_MOVES: Final = """
+WITH gone AS (
+  UPDATE card_referee_ledger SET purged = TRUE
+   WHERE match_id IN (SELECT match_id FROM card_referee_ledger WHERE purged = FALSE AND moves_expire <= now() LIMIT %(batch)s)
+     AND moves_expire <= now()
+  RETURNING match_id)
+DELETE FROM card_referee_moves WHERE match_id IN (SELECT match_id FROM gone)
+"""
+_PG_PURGE_ENTRIES: Final = """
+DELETE FROM card_referee_ledger
+ WHERE match_id IN (SELECT match_id FROM card_referee_ledger WHERE purged = TRUE AND expires <= now() LIMIT %(batch)s)
+   AND purged = TRUE AND expires <= now()
+"""
+_PG_USAGE: Final = ("SELECT pg_total_relation_size('card_referee_ledger') + pg_total_relation_size('card_referee_moves') "
+                    "+ pg_total_relation_size('card_referee_meta')")
+_PG_RETRY: Final = frozenset({"40001", "40P01"})
+"""SQLSTATEs of a transaction to run again: serialization failure (CockroachDB's SERIALIZABLE), deadlock."""
+_PG_FAILOVER_CLASSES: Final = ("08", "57", "25006", "53300")
+"""SQLSTATEs (or their class) after which the pool's every connection may be to the wrong or a dead
+server: connection exceptions, operator intervention (admin shutdown, crash, cannot connect now),
+``read_only_sql_transaction`` (a demoted primary), too many connections."""
+
+
+def _shut(fd: int) -> None:
+    """Shut down the socket ``fd`` (both ways): whatever waits on it gets an error at once."""
+    try:
+        sock = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        return
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    finally:
+        sock.close()
+
+
+class _Watchdog:
+    """The client's own deadline on a connection: a socket still in use at its deadline is shut down
+    (a paused, partitioned or stuck server never makes a request wait longer). One thread per
+    process, ticking only while some connection is armed."""
+
+    TICK: Final = 0.05
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._armed: dict[int, tuple[float, int]] = {}
+        self._next = 0
+        self._thread: threading.Thread | None = None
+
+    def arm(self, fd: int, deadline: float) -> int:
+        with self._cond:
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="ledger-watchdog", daemon=True)
+                self._thread.start()
+            self._next += 1
+            self._armed[self._next] = (deadline, fd)
+            if len(self._armed) == 1:
+                self._cond.notify()
+            return self._next
+
+    def disarm(self, key: int) -> None:
+        with self._cond:
+            self._armed.pop(key, None)
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._armed:
+                    self._cond.wait()
+            time.sleep(self.TICK)
+            now = time.monotonic()
+            with self._cond:
+                for key, (deadline, fd) in list(self._armed.items()):
+                    if now >= deadline:
+                        del self._armed[key]
+                        _shut(fd)  # under the lock: the connection's owner has not disarmed, so its fd is still its own
+
+
+class _Unconfirmed(Exception):
+    """A write came back with a WARNING: e.g. a commit whose wait for the synchronous standby was
+    cancelled (committed here, maybe not replicated)."""
+
+
+class PostgresLedger:
+    """The ledger in PostgreSQL (``postgresql://`` or ``postgres://``, a libpq URL: several hosts and
+    ``target_session_attrs=read-write`` for failover without a restart), through psycopg 3 and a
+    connection pool opened in the process that uses it (gunicorn forks its workers).
+
+    Tables (created on first use, ``IF NOT EXISTS``): ``card_referee_meta`` (the ``epoch`` row),
+    ``card_referee_ledger`` (a match's ``seq``, ``expires``, ``finished``, ``moves_expire``: its
+    ``expires``, or the finished-match retention once finished) and ``card_referee_moves`` (a
+    match's record, ``n`` the ``seq`` each move was made from). Times are the database's
+    ``now()``, never a pod's clock. ``advance`` is one statement: the compare-and-set and the
+    appended move commit together or not at all; ``check``, ``history`` and ``moves`` are one
+    statement each (one snapshot). Every ``PURGE_EVERY`` registrations and moves a background
+    thread deletes up to ``PURGE_BATCH`` expired matches' moves and entries.
+
+    **Bounds.** A request waits at most ``TIMEOUT`` for the store in all: for a pooled connection
+    (the pool's timeout; connections are made with libpq's ``connect_timeout``), then on the
+    socket, which a watchdog shuts down at the deadline (a paused or unreachable server).
+    ``lock_timeout`` bounds lock waits on the server side. No ``statement_timeout`` (it is set to
+    0 on each connection, overriding a role's or database's): a cancelled statement is how
+    PostgreSQL ends a commit's wait for its synchronous standby *with the commit kept*, see below.
+
+    **Failover.** A connection error, a server shutting down (SQLSTATE class 08, 57) or a server
+    that has become read-only (25006, a demoted primary) fails the request (503; the client
+    retries, and a move is exactly-once) and drains the pool: the next request connects anew and
+    libpq picks the host that is read-write now. ``target_session_attrs=read-write`` is the default
+    when the URL does not say, so no connection is ever made to a standby. A serialization failure
+    or deadlock (40001, 40P01; CockroachDB's SERIALIZABLE) runs the statement again, within the
+    deadline.
+
+    **Synchronous replication: what a read may answer.** With ``synchronous_standby_names`` and
+    ``synchronous_commit`` ``on`` or ``remote_apply`` a commit returns only once the standby holds
+    it, and nobody sees the transaction before then. But when that wait is ended early (the
+    statement cancelled, the backend terminated, the server restarted) the transaction stays
+    committed on the primary, visible to every later read, maybe not on the standby. So:
+
+    - the ledger never cancels a commit: no ``statement_timeout``; at its deadline it shuts the
+      socket instead, and PostgreSQL (without ``client_connection_check_interval``) goes on
+      waiting for the standby, the transaction invisible until it is replicated;
+    - a write answered with a WARNING (what a commit whose wait was cancelled says) is a
+      failure (``LedgerUnavailable``), never a success;
+    - ``history`` of a superseded ``seq`` (what answers a retry or a resume: moves the caller was
+      maybe never told of) writes once more before it answers (``_PG_BARRIER``, on the match's
+      own row), and that write's commit waits for the standby to hold every earlier one. So a move
+      that is only on the primary is answered only once the standby has it too: if the standby is
+      gone the answer is 503, and if the primary dies first, the move answered by nobody is lost
+      with it, and its token's older token, current again, was never superseded for any client.
+
+    A current ``seq`` needs no such step: its token was handed out by a confirmed commit."""
+
+    PURGE_EVERY: Final = 1000
+    PURGE_BATCH: Final = 1000
+    POOL_SIZE: Final = 10
+    """Connections per process at most (each gunicorn worker has its own pool)."""
+    RETRIES: Final = 5
+
+    def __init__(self, url: str, ttl: int, finished_ttl: int = DEFAULT_FINISHED_TTL) -> None:
+        import psycopg
+        import psycopg_pool
+
+        self._psycopg = psycopg
+        self._pool_module = psycopg_pool
+        self._url = url
+        self._ttl = ttl
+        self._finished_ttl = min(finished_ttl, ttl)
+        given = psycopg.conninfo.conninfo_to_dict(url)
+        defaults = {"connect_timeout": max(2, int(TIMEOUT)), "target_session_attrs": "read-write", "application_name": "card-referee"}
+        self._kwargs: dict[str, Any] = {k: v for k, v in defaults.items() if k not in given}
+        self._kwargs["autocommit"] = True
+        self._lock = threading.Lock()
+        self._pool: psycopg_pool.ConnectionPool[Any] | None = None
+        self._pid = 0
+        self._watchdog = _Watchdog()
+        self._notices: weakref.WeakKeyDictionary[Any, list[str]] = weakref.WeakKeyDictionary()
+        self._schema = False
+        self._writes = 0
+        self._purging = threading.Lock()
+
+    # --- connections ------------------------------------------------------------------
+
+    def _get_pool(self) -> psycopg_pool.ConnectionPool[Any]:
+        pid = os.getpid()
+        if self._pool is None or self._pid != pid:
+            with self._lock:
+                if self._pool is None or self._pid != pid:
+                    # a forked child never uses (nor closes) its parent's connections: a pool of its own
+                    self._watchdog = _Watchdog()
+                    self._pool = self._pool_module.ConnectionPool(
+                        self._url, kwargs=self._kwargs, min_size=1, max_size=self.POOL_SIZE, open=False,
+                        configure=self._configure, timeout=TIMEOUT, num_workers=2, reconnect_timeout=24 * 3600,
+                        name="card-referee-ledger",
+                    )
+                    self._pool.open(wait=False)
+                    self._pid = pid
+        return self._pool
+
+    def _configure(self, conn: psycopg.Connection[Any]) -> None:
+        """Each new connection: no statement_timeout (see the class), a lock_timeout within the
+        request's, WARNINGs collected (a write that gets one failed)."""
+        for setting in ("SET statement_timeout = 0", f"SET lock_timeout = {int(TIMEOUT * 750)}",
+                        f"SET idle_in_transaction_session_timeout = {int(TIMEOUT * 5000)}"):
+            try:
+                conn.execute(setting)
+            except self._psycopg.errors.UndefinedObject:  # a PostgreSQL-compatible server without this setting
+                pass
+        notes: list[str] = []
+
+        def notice(diag: psycopg.errors.Diagnostic) -> None:
+            if diag.severity_nonlocalized == "WARNING":
+                notes.append(f"{diag.sqlstate}: {diag.message_primary} {diag.message_detail or ''}".strip())
+
+        conn.add_notice_handler(notice)
+        self._notices[conn] = notes
+
+    @contextmanager
+    def _connection(self, deadline: float) -> Iterator[psycopg.Connection[Any]]:
+        """A pooled connection until ``deadline`` (monotonic): its socket is shut down then if still in use."""
+        pool = self._get_pool()
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise self._pool_module.PoolTimeout("no time left for the ledger")
+        conn = pool.getconn(timeout=remaining)
+        key = None
+        try:
+            key = self._watchdog.arm(conn.pgconn.socket, deadline)
+            if not self._schema:
+                self._create_schema(conn)
+            yield conn
+        except BaseException as exc:
+            if key is not None:
+                self._watchdog.disarm(key)
+                key = None
+            if not isinstance(exc, self._psycopg.Error) or self._failover(exc, conn):
+                conn.close()  # the pool drops a closed connection
+            raise
+        finally:
+            if key is not None:
+                self._watchdog.disarm(key)
+            pool.putconn(conn)
+
+    def _failover(self, exc: BaseException, conn: psycopg.Connection[Any]) -> bool:
+        """Whether ``exc`` says the pool's connections may all be to a dead or read-only server (then
+        the pool is drained: each is replaced by a fresh one, to the host that is read-write now)."""
+        state = getattr(exc, "sqlstate", None) or ""
+        if conn.closed or conn.broken or isinstance(exc, _Unconfirmed) or state.startswith(_PG_FAILOVER_CLASSES) or not state:
+            pool = self._pool
+            if pool is not None:
+                with suppress(Exception):  # draining is a courtesy to the next requests
+                    pool.drain()
+            return True
+        return False
+
+    def _create_schema(self, conn: psycopg.Connection[Any]) -> None:
+        errors = self._psycopg.errors
+        for attempt in range(3):
+            try:
+                for statement in _PG_SCHEMA:
+                    conn.execute(statement)
+            except (errors.UniqueViolation, errors.DuplicateTable, errors.DuplicateObject):
+                if attempt == 2:  # another pod creating the same tables at the same moment: again, once it is done
+                    raise
+                continue
+            break
+        self._schema = True
+
+    def _run(self, body: Callable[[psycopg.Connection[Any]], _T], timeout: float = TIMEOUT, write: bool = False) -> _T:
+        """``body`` on a pooled connection within ``timeout``: again on a serialization failure or a
+        deadlock (a few times, with jitter), once more after the tables vanished (a database
+        recreated: made anew, a new epoch); every other failure is ``LedgerUnavailable``."""
+        psycopg, errors = self._psycopg, self._psycopg.errors
+        deadline = time.monotonic() + timeout
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                with self._connection(deadline) as conn:
+                    notes = self._notices.get(conn)
+                    if notes:
+                        notes.clear()
+                    out = body(conn)
+                    if write and notes:
+                        raise _Unconfirmed("; ".join(notes))
+                    return out
+            except _Unconfirmed as exc:
+                raise LedgerUnavailable(f"the ledger's write was not confirmed: {exc}") from None
+            except errors.UndefinedTable as exc:
+                self._schema = False
+                if attempt > 1:
+                    raise LedgerUnavailable(str(exc)) from None
+            except psycopg.Error as exc:
+                state = getattr(exc, "sqlstate", None)
+                if state not in _PG_RETRY or attempt >= self.RETRIES or time.monotonic() >= deadline:
+                    raise LedgerUnavailable(str(exc) or exc.__class__.__name__) from None
+                time.sleep(min(max(0.0, deadline - time.monotonic()), random.uniform(0.005, 0.02) * attempt))
+
+    def close(self) -> None:
+        """Close this process's pool (the next operation opens another)."""
+        pool, self._pool = self._pool, None
+        if pool is not None and self._pid == os.getpid():
+            pool.close(timeout=TIMEOUT)
+
+    # --- the ledger -------------------------------------------------------------------
+
+    def _written(self) -> None:
+        """Count a registration or move; every ``PURGE_EVERY``-th starts a bounded purge in the background."""
+        self._writes += 1
+        if self._writes % self.PURGE_EVERY == 0 and not self._purging.locked():
+            threading.Thread(target=self.purge, name="ledger-purge", daemon=True).start()
+
+    def purge(self) -> None:
+        """Delete up to ``PURGE_BATCH`` matches' expired moves, then as many expired entries (best effort)."""
+        if not self._purging.acquire(blocking=False):
+            return
+        try:
+            self._run(lambda conn: conn.execute(_PG_PURGE_MOVES, {"batch": self.PURGE_BATCH}))
+            self._run(lambda conn: conn.execute(_PG_PURGE_ENTRIES, {"batch": self.PURGE_BATCH}))
+        except LedgerUnavailable:
+            pass
+        finally:
+            self._purging.release()
+
+    def register(self, match_id: str, seq: int, moves: Sequence[str] = ()) -> str:
+        def body(conn: psycopg.Connection[Any]) -> str:
+            with conn.transaction():
+                conn.execute("INSERT INTO card_referee_meta (name, value) VALUES ('epoch', %s) ON CONFLICT (name) DO NOTHING", (new_epoch(),))
+                conn.execute(
+                    "INSERT INTO card_referee_ledger (match_id, seq, expires, finished, moves_expire, purged) "
+                    "VALUES (%(match)s, %(seq)s, now() + %(ttl)s * INTERVAL '1 second', FALSE, now() + %(ttl)s * INTERVAL '1 second', FALSE) "
+                    "ON CONFLICT (match_id) DO UPDATE SET seq = excluded.seq, expires = excluded.expires, finished = FALSE, "
+                    "moves_expire = excluded.moves_expire, purged = FALSE",
+                    {"match": match_id, "seq": seq, "ttl": self._ttl})
+                conn.execute("DELETE FROM card_referee_moves WHERE match_id = %s", (match_id,))
+                if moves:
+                    with conn.cursor() as cur:
+                        first = seq - len(moves)
+                        cur.executemany("INSERT INTO card_referee_moves (match_id, n, move) VALUES (%s, %s, %s)",
+                                        [(match_id, first + i, m) for i, m in enumerate(moves)])
+                row = conn.execute(f"SELECT {_PG_EPOCH}").fetchone()
+            assert row is not None and row[0] is not None
+            return str(row[0])
+
+        epoch = self._run(body, write=True)
+        self._written()
+        return epoch
+
+    @staticmethod
+    def _judge(epoch: str | None, store_epoch: str | None, latest: int | None, seq: int) -> str:
+        if epoch is not None and store_epoch != epoch:
+            return LOST
+        if latest is None:
+            return LOST
+        return CURRENT if latest == seq else SUPERSEDED
+
+    def check(self, epoch: str | None, match_id: str, seq: int) -> str:
+        row = self._run(lambda conn: conn.execute(_PG_CHECK, (match_id,)).fetchone())
+        assert row is not None
+        return self._judge(epoch, row[0], row[1], seq)
+
+    def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None, finished: bool = False) -> str:
+        params = {"match": match_id, "seq": seq, "epoch": epoch, "move": move, "finished": finished, "ttl": self._ttl,
+                  "moves_ttl": self._finished_ttl if finished else self._ttl}
+        for _ in range(3):
+            row = self._run(lambda conn: conn.execute(_PG_ADVANCE, params).fetchone(), write=True)
+            if row is not None and row[0]:
+                self._written()
+                return CURRENT
+            verdict = self.check(epoch, match_id, seq)
+            if verdict != CURRENT:  # current: it moved back meanwhile (registered anew); compare-and-set again
+                return verdict
+        return SUPERSEDED
+
+    def history(self, epoch: str | None, match_id: str, seq: int) -> History:
+        def body(conn: psycopg.Connection[Any]) -> History:
+            row = conn.execute(_PG_HISTORY, {"match": match_id}).fetchone()
+            assert row is not None
+            store_epoch, latest, finished, expired, moves = row
+            verdict = self._judge(epoch, store_epoch, latest, seq)
+            if verdict == LOST:
+                return History(LOST)
+            if verdict == SUPERSEDED:  # moves after this token: answered only once the standby holds them
+                conn.execute(_PG_BARRIER, (match_id,))
+            return History(verdict, int(latest), tuple(str(m) for m in moves), bool(finished) and bool(expired))
+
+        return self._run(body, write=True)
+
+    def moves(self, match_id: str) -> list[str]:
+        rows = self._run(lambda conn: conn.execute(_PG_MOVES, (match_id,)).fetchall())
+        return [str(r[0]) for r in rows]
+
+    def epoch(self) -> str | None:
+        row = self._run(lambda conn: conn.execute(f"SELECT {_PG_EPOCH}").fetchone())
+        return None if row is None or row[0] is None else str(row[0])
+
+    def ping(self) -> None:
+        self._run(lambda conn: conn.execute("SELECT 1").fetchone(), timeout=PING_TIMEOUT)
+
+    def usage(self) -> tuple[int, int | None]:
+        """The bytes of the ledger's three tables and their indexes (``pg_total_relation_size``); no
+        limit of its own (the volume's is the operator's to watch)."""
+        row = self._run(lambda conn: conn.execute(_PG_USAGE).fetchone(), timeout=PING_TIMEOUT)
+        return (int(row[0]) if row is not None and row[0] is not None else 0), None
+
+
+# --- URLs --------------------------------------------------------------------------------------
+
+_PG_SCHEMES: Final = ("postgresql", "postgres")
+
+
+def store_name(url: str) -> str:
+    """The kind of store ``url`` names, as the metrics label it: ``redis``, ``sqlite`` or ``postgresql``."""
+    scheme = urllib.parse.urlsplit(url).scheme
+    if scheme in _PG_SCHEMES:
+        return "postgresql"
+    return "sqlite" if scheme == "sqlite" else "redis"
+
+
 def check_url(url: str) -> str | None:
-    """Why ``url`` is not a ledger URL, or None."""
+    """Why ``url`` is not a ledger URL, or None (never quoting it: it may hold a password)."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme in ("redis", "rediss"):
         return None if parts.hostname else "a redis URL needs a host: redis://host:port/db"
     if parts.scheme == "sqlite":
         return None if url.startswith("sqlite:///") and len(url) > len("sqlite:///") else "a SQLite URL is sqlite:///path"
-    return "the ledger URL must start with redis://, rediss:// or sqlite:///"
+    if parts.scheme in _PG_SCHEMES:
+        from psycopg.conninfo import conninfo_to_dict
+
+        try:
+            given = conninfo_to_dict(url)
+        except Exception:  # noqa: BLE001 - libpq's own parser: any refusal is an unusable URL
+            return "a postgresql URL that libpq cannot read: postgresql://user@host:port,host2:port/dbname?target_session_attrs=read-write"
+        if not given.get("host") and not given.get("hostaddr"):
+            return "a postgresql URL needs a host: postgresql://user@host:port/dbname (or ?host=... in its query)"
+        return None
+    return "the ledger URL must start with redis://, rediss://, postgresql://, postgres:// or sqlite:///"
 
 
-def open_ledger(url: str, ttl: int = DEFAULT_TTL, finished_ttl: int = DEFAULT_FINISHED_TTL) -> RedisLedger | SqliteLedger:
+def open_ledger(url: str, ttl: int = DEFAULT_TTL, finished_ttl: int = DEFAULT_FINISHED_TTL) -> RedisLedger | SqliteLedger | PostgresLedger:
     """The ledger ``url`` names (see ``check_url``); ``finished_ttl`` is capped at ``ttl``."""
     problem = check_url(url)
     if problem:
         raise ValueError(problem)
     if url.startswith("sqlite:///"):
         return SqliteLedger(url[len("sqlite:///") :], ttl, finished_ttl)
+    if store_name(url) == "postgresql":
+        return PostgresLedger(url, ttl, finished_ttl)
     return RedisLedger(url, ttl, finished_ttl)

@@ -104,3 +104,49 @@ def test_the_finished_match_retention_defaults_to_a_day_and_stays_within_the_led
                 {"REFEREE_LEDGER_TTL": "3600", "REFEREE_LEDGER_FINISHED_TTL": "3601"}):
         with pytest.raises(ConfigError, match="REFEREE_LEDGER_FINISHED_TTL"):
             Config.from_env(env)
+
+
+# --- the ledger URL from a mounted file (issue 30) ------------------------------------------------
+
+
+def test_the_ledger_url_from_a_file_holding_it(tmp_path: Any) -> None:
+    """REFEREE_LEDGER_URL_FILE names a file holding the URL (a mounted Secret's key, e.g. a
+    CloudNativePG cluster's ``<cluster>-app`` secret's ``uri``): read, its newline stripped, checked
+    as the variable itself is; never quoted in an error (it holds the password)."""
+    path = tmp_path / "uri"
+    path.write_text("postgresql://app:s3cret@db-rw:5432,db-ro:5432/app?target_session_attrs=read-write\n")
+    cfg = Config.from_env({"REFEREE_LEDGER_URL_FILE": str(path)})
+    assert cfg.ledger_url == "postgresql://app:s3cret@db-rw:5432,db-ro:5432/app?target_session_attrs=read-write"
+    path.write_text("redis://:pw@ledger:6379/0")
+    assert Config.from_env({"REFEREE_LEDGER_URL_FILE": str(path)}).ledger_url == "redis://:pw@ledger:6379/0"
+    assert Config.from_env({}).ledger_url is None
+
+
+@pytest.mark.parametrize(("env", "says"), [
+    ({"REFEREE_LEDGER_URL": "redis://h/0", "REFEREE_LEDGER_URL_FILE": "uri"}, "not both"),
+    ({"REFEREE_LEDGER_URL": "", "REFEREE_LEDGER_URL_FILE": "uri"}, "not both"),
+    ({"REFEREE_LEDGER_URL_FILE": " "}, "set but empty"),
+    ({"REFEREE_LEDGER_URL_FILE": "missing"}, "cannot be read: FileNotFoundError"),
+    ({"REFEREE_LEDGER_URL_FILE": "empty"}, "holds no URL"),
+    ({"REFEREE_LEDGER_URL_FILE": "two"}, "one URL only"),
+    ({"REFEREE_LEDGER_URL_FILE": "nohost"}, "REFEREE_LEDGER_URL_FILE: a postgresql URL needs a host"),
+    ({"REFEREE_LEDGER_URL_FILE": "mysql"}, "REFEREE_LEDGER_URL_FILE: the ledger URL must start with"),
+])
+def test_the_ledger_url_file_refuses_clearly(tmp_path: Any, env: dict[str, str], says: str) -> None:
+    files = {"uri": "redis://h/0", "empty": "\n\n", "two": "redis://a/0\nredis://b/0\n", "nohost": "postgresql:///app?user=u&password=hunter2",
+             "mysql": "mysql://u:hunter2@h/db"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    env = {k: (str(tmp_path / v) if k.endswith("_FILE") and v.strip() else v) for k, v in env.items()}
+    with pytest.raises(ConfigError, match=says) as refused:
+        Config.from_env(env)
+    assert "hunter2" not in str(refused.value)
+
+
+def test_postgresql_ledger_urls_are_checked() -> None:
+    for url in ("postgresql://u@h/db", "postgres://u:p@h:5432/db", "postgresql://u@h1:5432,h2:5433/db?target_session_attrs=read-write",
+                "postgresql:///db?host=/var/run/postgresql", "postgresql://u@[::1]:5432/db?sslmode=verify-full"):
+        assert Config.from_env({"REFEREE_LEDGER_URL": url}).ledger_url == url
+    for url, says in (("postgresql:///db", "needs a host"), ("postgresql://u@h/db?nosuchoption=1", "libpq cannot read")):
+        with pytest.raises(ConfigError, match=says):
+            Config.from_env({"REFEREE_LEDGER_URL": url})
