@@ -40,7 +40,7 @@ def kustomize_version() -> str:
 @cache
 def _render(directory: str) -> tuple[str, ...]:
     result = subprocess.run([str(kubectl()), "kustomize", directory], capture_output=True, text=True, timeout=120, check=False)
-    assert result.returncode == 0, f"kubectl kustomize {directory} failed:\n{result.stderr[-4000:]}"
+    assert result.returncode == 0, f"kubectl kustomize {directory} (kustomize {kustomize_version()}) failed:\n{result.stderr[-4000:]}"
     return tuple(yaml.safe_dump(doc) for doc in yaml.safe_load_all(result.stdout) if doc)
 
 
