@@ -752,7 +752,7 @@ class PostgresLedger:
                     self._watchdog = _Watchdog()
                     self._pool = self._pool_module.ConnectionPool(
                         self._url, kwargs=self._kwargs, min_size=1, max_size=self.POOL_SIZE, open=False,
-                        configure=self._configure, timeout=TIMEOUT, num_workers=2, reconnect_timeout=24 * 3600,
+                        configure=self._configure, timeout=TIMEOUT, num_workers=2, reconnect_timeout=2 * TIMEOUT,
                         name="card-referee-ledger",
                     )
                     self._pool.open(wait=False)
@@ -924,15 +924,23 @@ class PostgresLedger:
     def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None, finished: bool = False) -> str:
         params = {"match": match_id, "seq": seq, "epoch": epoch, "move": move, "finished": finished, "ttl": self._ttl,
                   "moves_ttl": self._finished_ttl if finished else self._ttl}
-        for _ in range(3):
-            row = self._run(lambda conn: conn.execute(_PG_ADVANCE, params).fetchone(), write=True)
-            if row is not None and row[0]:
-                self._written()
-                return CURRENT
-            verdict = self.check(epoch, match_id, seq)
-            if verdict != CURRENT:  # current: it moved back meanwhile (registered anew); compare-and-set again
-                return verdict
-        return SUPERSEDED
+
+        def body(conn: psycopg.Connection[Any]) -> str:
+            for _ in range(3):
+                row = conn.execute(_PG_ADVANCE, params).fetchone()
+                if row is not None and row[0]:
+                    return CURRENT
+                row = conn.execute(_PG_CHECK, (match_id,)).fetchone()
+                assert row is not None
+                verdict = self._judge(epoch, row[0], row[1], seq)
+                if verdict != CURRENT:  # current: it moved back meanwhile (registered anew); compare-and-set again
+                    return verdict
+            return SUPERSEDED
+
+        verdict = self._run(body, write=True)
+        if verdict == CURRENT:
+            self._written()
+        return verdict
 
     def history(self, epoch: str | None, match_id: str, seq: int) -> History:
         def body(conn: psycopg.Connection[Any]) -> History:
