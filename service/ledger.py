@@ -817,13 +817,14 @@ class PostgresLedger:
 
     def _create_schema(self, conn: psycopg.Connection[Any]) -> None:
         errors = self._psycopg.errors
-        for attempt in range(3):
+        for attempt in range(10):
             try:
                 for statement in _PG_SCHEMA:
                     conn.execute(statement)
             except (errors.UniqueViolation, errors.DuplicateTable, errors.DuplicateObject):
-                if attempt == 2:  # another pod creating the same tables at the same moment: again, once it is done
+                if attempt == 9:
                     raise
+                time.sleep(random.uniform(0.01, 0.05))  # another pod creating the same at the same moment: again, once it is done
                 continue
             break
         self._schema = True

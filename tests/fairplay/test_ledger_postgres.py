@@ -310,3 +310,56 @@ def test_the_standby_holds_every_answered_move_and_after_a_failover_no_old_token
             assert moved["state"]["seq"] == latest["state"]["seq"] + 1
         finally:
             standby.cleanup()
+
+
+# --- the schema and the purge ---------------------------------------------------------------
+
+
+def test_pods_starting_together_create_the_tables_once(primary: PostgresServer) -> None:
+    """Eight ledgers (pods) use one empty database at the same moment: each creates the tables if
+    they are missing (a concurrent CREATE TABLE IF NOT EXISTS may fail: it is tried again), and all
+    share one epoch."""
+    url = primary.database("together")
+    ledgers = [PostgresLedger(url, 3600) for _ in range(8)]
+    barrier = threading.Barrier(8)
+    epochs: list[Any] = []
+
+    def go(i: int) -> None:
+        barrier.wait(timeout=10)
+        try:
+            epochs.append(ledgers[i].register(f"m{i}", 0))
+        except LedgerUnavailable as exc:
+            epochs.append(exc)
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=20)
+    assert len(epochs) == 8 and len(set(epochs)) == 1 and isinstance(epochs[0], str), epochs
+
+
+def test_the_purge_deletes_expired_moves_then_entries_in_bounded_batches(primary: PostgresServer) -> None:
+    url = primary.database("purge")
+    ledger = PostgresLedger(url, 3600, finished_ttl=60)
+    ledger.PURGE_BATCH = 2  # type: ignore[misc]
+    epoch = ledger.register("live", 0)
+    for m in ("a", "b", "c"):
+        ledger.register(m, 0)
+        assert ledger.advance(epoch, m, 0, '{"x":0}', finished=True) == CURRENT
+    ledger.advance(epoch, "live", 0, '{"x":0}')
+    # the clock moved on: a, b, c past their moves' retention, a and b past their entries' too
+    primary.sql("UPDATE card_referee_ledger SET moves_expire = now() - INTERVAL '1 second' WHERE match_id IN ('a', 'b', 'c')", db="purge")
+    primary.sql("UPDATE card_referee_ledger SET expires = now() - INTERVAL '1 second' WHERE match_id IN ('a', 'b')", db="purge")
+
+    def rows(table: str) -> list[str]:
+        return sorted(r[0] for r in primary.sql(f"SELECT match_id FROM {table}", db="purge"))
+
+    history = ledger.history(epoch, "c", 0)
+    assert history.archived and history.moves == () and history.seq == 1  # expired moves are gone to readers at once
+    ledger.purge()
+    assert len(rows("card_referee_moves")) == 2  # two of the three expired records deleted, one batch
+    ledger.purge()
+    ledger.purge()
+    assert rows("card_referee_moves") == ["live"] and rows("card_referee_ledger") == ["c", "live"]
+    assert ledger.check(epoch, "c", 1) == CURRENT and ledger.check(epoch, "a", 1) != CURRENT
