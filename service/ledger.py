@@ -970,9 +970,19 @@ class PostgresLedger:
 
     def usage(self) -> tuple[int, int | None]:
         """The bytes of the ledger's three tables and their indexes (``pg_total_relation_size``); no
-        limit of its own (the volume's is the operator's to watch)."""
-        row = self._run(lambda conn: conn.execute(_PG_USAGE).fetchone(), timeout=PING_TIMEOUT)
-        return (int(row[0]) if row is not None and row[0] is not None else 0), None
+        limit of its own (the volume's is the operator's to watch). A PostgreSQL-compatible server
+        without that function (CockroachDB) answers 0: it is up, its size is not known here."""
+        errors = self._psycopg.errors
+
+        def body(conn: psycopg.Connection[Any]) -> int:
+            try:
+                row = conn.execute(_PG_USAGE).fetchone()
+            except (errors.UndefinedFunction, errors.FeatureNotSupported):
+                conn.execute("SELECT 1").fetchone()
+                return 0
+            return int(row[0]) if row is not None and row[0] is not None else 0
+
+        return self._run(body, timeout=PING_TIMEOUT), None
 
 
 # --- URLs --------------------------------------------------------------------------------------

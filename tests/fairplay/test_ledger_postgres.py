@@ -363,3 +363,14 @@ def test_the_purge_deletes_expired_moves_then_entries_in_bounded_batches(primary
     ledger.purge()
     assert rows("card_referee_moves") == ["live"] and rows("card_referee_ledger") == ["c", "live"]
     assert ledger.check(epoch, "c", 1) == CURRENT and ledger.check(epoch, "a", 1) != CURRENT
+
+
+def test_usage_is_the_ledger_tables_bytes_without_a_limit(primary: PostgresServer) -> None:
+    ledger = PostgresLedger(primary.database("usage"), 3600)
+    ledger.register("small", 0)
+    before, limit = ledger.usage()
+    assert before > 0 and limit is None
+    ledger.register("big", 3000, [f'{{"type":"play","player":{i % 2},"card":"10S","n":{i}}}' for i in range(3000)])
+    after, _ = ledger.usage()
+    assert after > before + 3000 * 40  # the moves' rows and their index
+    ledger.ping()
