@@ -1,7 +1,9 @@
 """The rewind guard: each sealed match's latest ``seq`` in a real store (``REFEREE_LEDGER_URL``).
 
-``redis://host:port/db`` keeps it in a Redis server (several instances); ``sqlite:///path`` in a
-SQLite file (one machine, all its workers).
+``redis://host:port/db`` keeps it in a Redis server (several instances); ``postgresql://…`` (or
+``postgres://…``, a libpq URL, several hosts allowed) in PostgreSQL, with a synchronous standby for no
+single point of failure (``PostgresLedger`` says what it guarantees across a failover);
+``sqlite:///path`` in a SQLite file (one machine, all its workers).
 
 The store has an **epoch**: a random id written into the store the first time a match is
 registered there, and never again. ``register(match, seq)`` records a match that begins (``new``,
@@ -45,7 +47,8 @@ refuses, never accepts silently. ``ping()`` is the readiness probe's cheap round
 What no referee can detect: a store that comes back with *older* data (a snapshot restored, a
 replica that lagged, writes lost in the operating system's cache) holds older ``seq``s under the
 same epoch, and the tokens of those ``seq``s look current again. docs/fair-play.md says what the
-store must guarantee (Redis: AOF with ``appendfsync always``) and what an operator does after a loss.
+store must guarantee (Redis: AOF with ``appendfsync always``; PostgreSQL: a synchronous standby, and
+only it promoted) and what an operator does after a loss.
 """
 
 from __future__ import annotations
