@@ -6,7 +6,8 @@
 - libpq multi-host URLs: a dead first host, or a standby first (``target_session_attrs=read-write``,
   also the ledger's default when the URL does not say), and the ledger writes to the primary.
 - The primary restarted: 503 ``ledger_unavailable`` while it is down, and play resumes once it is
-  back, without restarting the referee; a server turned read-only (a demoted primary): 503, not 500.
+  back, without restarting the referee; a paused server (SIGSTOP): 503 within the request's
+  deadline; a server turned read-only (a demoted primary): 503, not 500.
 - A synchronous standby: a move answered is on the standby; the primary killed (-9) and the standby
   promoted, the old token is refused (its move's retry answered as the first time) and the latest is
   current, with the referee as it was (its URL names both hosts).
@@ -181,6 +182,29 @@ def test_the_primary_restarted_is_503_while_down_then_play_resumes_without_a_ref
     assert r.json["state"]["seq"] == env["state"]["seq"] + 1
     resumed = time.monotonic() - (deadline - 15)
     assert resumed < 10, f"service resumed {resumed:.1f} s after the server was back"
+
+
+def test_a_paused_server_is_503_within_the_timeout_then_play_resumes(primary: PostgresServer) -> None:
+    """SIGSTOP: the server accepts nothing and answers nothing (nor does the kernel refuse): the
+    ledger's own deadline shuts the connection, 503 within ``TIMEOUT``; SIGCONT, and play resumes."""
+    import signal
+
+    url = primary.database("paused")
+    client = _app(url).test_client()
+    env = _play(client, new_match(client, "schnapsen"), 1)[-1]
+    (seat,) = env["to_move"]
+    move = _legal(client, env, seat)[0]
+    primary.signal(signal.SIGSTOP)
+    try:
+        began = time.monotonic()
+        _unavailable(_send(client, env, move))  # its pooled connection shut at the deadline
+        assert time.monotonic() - began < TIMEOUT + 0.5
+    finally:
+        primary.signal(signal.SIGCONT)
+    deadline = time.monotonic() + 10
+    while (r := _send(client, env, move)).status_code == 503 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert r.status_code == 200 and r.json["state"]["seq"] == env["state"]["seq"] + 1, r.json
 
 
 def test_a_read_only_server_is_503_not_500_and_writable_again_resumes(primary: PostgresServer) -> None:
