@@ -711,8 +711,10 @@ class PostgresLedger:
       maybe never told of) writes once more before it answers (``_PG_BARRIER``, on the match's
       own row), and that write's commit waits for the standby to hold every earlier one. So a move
       that is only on the primary is answered only once the standby has it too: if the standby is
-      gone the answer is 503, and if the primary dies first, the move answered by nobody is lost
-      with it, and its token's older token, current again, was never superseded for any client.
+      gone the answer is 503; if the primary dies first, the move is lost with it having been
+      answered to nobody, and the token it superseded is current again on the promoted standby.
+      (Meanwhile a *refusal*, 409 ``token_superseded`` for another move from that token, may have
+      come from it: a refusal shows no position, and the seat may send that move again.)
 
     A current ``seq`` needs no such step: its token was handed out by a confirmed commit."""
 
