@@ -136,6 +136,34 @@ def test_threads_of_two_processes_racing_one_token_exactly_one_wins(primary: Pos
     assert ledger.advance(epoch, "race", 1, '{"after":1}') == CURRENT  # the parent's pool still works after the fork
 
 
+def test_under_serializable_isolation_racers_are_run_again_and_one_wins(primary: PostgresServer) -> None:
+    """CockroachDB's default, SERIALIZABLE, here on PostgreSQL: a racer whose update meets another's
+    gets SQLSTATE 40001, is run again, and then finds the winner's seq: superseded, never 503."""
+    url = primary.database("serializable")
+    primary.sql("ALTER DATABASE serializable SET default_transaction_isolation = 'serializable'")
+    ledger = PostgresLedger(url, 3600)
+    epoch = ledger.register("race", 0)
+    assert primary.sql("SHOW default_transaction_isolation", db="serializable") == [("serializable",)]
+    for seq in range(3):
+        barrier = threading.Barrier(8)
+        verdicts: list[Any] = []
+
+        def go(i: int, seq: int = seq, barrier: threading.Barrier = barrier, verdicts: list[Any] = verdicts) -> None:
+            barrier.wait(timeout=10)
+            try:
+                verdicts.append(ledger.advance(epoch, "race", seq, f'{{"s":{seq},"t":{i}}}'))
+            except LedgerUnavailable as exc:
+                verdicts.append(exc)
+
+        threads = [threading.Thread(target=go, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=20)
+        assert sorted(map(str, verdicts)) == sorted([CURRENT] + [SUPERSEDED] * 7), verdicts
+    assert len(ledger.moves("race")) == 3
+
+
 # --- multi-host URLs ------------------------------------------------------------------------
 
 
