@@ -103,8 +103,8 @@ def _unavailable(r: Any) -> None:
 # --- races ----------------------------------------------------------------------------------
 
 
-def _racer(url: str, epoch: str, barrier: Any, out: Any, tag: int) -> None:
-    ledger = PostgresLedger(url, 3600)
+def _racer(ledger: PostgresLedger, epoch: str, barrier: Any, out: Any, tag: int) -> None:
+    """In a forked child: the parent's ledger object, which opens a pool of this process's own."""
     results = []
 
     def go(i: int) -> None:
@@ -125,7 +125,7 @@ def test_threads_of_two_processes_racing_one_token_exactly_one_wins(primary: Pos
     epoch = ledger.register("race", 0)  # the parent's pool is open before the fork
     ctx = multiprocessing.get_context("fork")
     barrier, out = ctx.Barrier(8), ctx.Queue()
-    procs = [ctx.Process(target=_racer, args=(url, epoch, barrier, out, p)) for p in range(2)]
+    procs = [ctx.Process(target=_racer, args=(ledger, epoch, barrier, out, p)) for p in range(2)]  # fork: inherited, not pickled
     for p in procs:
         p.start()
     verdicts = [v for _ in procs for v in out.get(timeout=30)]
