@@ -1,7 +1,9 @@
 """The rewind guard: each sealed match's latest ``seq`` in a real store (``REFEREE_LEDGER_URL``).
 
-``redis://host:port/db`` keeps it in a Redis server (several instances); ``sqlite:///path`` in a
-SQLite file (one machine, all its workers).
+``redis://host:port/db`` keeps it in a Redis server (several instances); ``postgresql://…`` (or
+``postgres://…``, a libpq URL, several hosts allowed) in PostgreSQL, with a synchronous standby for no
+single point of failure (``PostgresLedger`` says what it guarantees across a failover);
+``sqlite:///path`` in a SQLite file (one machine, all its workers).
 
 The store has an **epoch**: a random id written into the store the first time a match is
 registered there, and never again. ``register(match, seq)`` records a match that begins (``new``,
@@ -45,7 +47,8 @@ refuses, never accepts silently. ``ping()`` is the readiness probe's cheap round
 What no referee can detect: a store that comes back with *older* data (a snapshot restored, a
 replica that lagged, writes lost in the operating system's cache) holds older ``seq``s under the
 same epoch, and the tokens of those ``seq``s look current again. docs/fair-play.md says what the
-store must guarantee (Redis: AOF with ``appendfsync always``) and what an operator does after a loss.
+store must guarantee (Redis: AOF with ``appendfsync always``; PostgreSQL: a synchronous standby, and
+only it promoted) and what an operator does after a loss.
 """
 
 from __future__ import annotations
@@ -708,8 +711,10 @@ class PostgresLedger:
       maybe never told of) writes once more before it answers (``_PG_BARRIER``, on the match's
       own row), and that write's commit waits for the standby to hold every earlier one. So a move
       that is only on the primary is answered only once the standby has it too: if the standby is
-      gone the answer is 503, and if the primary dies first, the move answered by nobody is lost
-      with it, and its token's older token, current again, was never superseded for any client.
+      gone the answer is 503; if the primary dies first, the move is lost with it having been
+      answered to nobody, and the token it superseded is current again on the promoted standby.
+      (Meanwhile a *refusal*, 409 ``token_superseded`` for another move from that token, may have
+      come from it: a refusal shows no position, and the seat may send that move again.)
 
     A current ``seq`` needs no such step: its token was handed out by a confirmed commit."""
 
@@ -752,7 +757,7 @@ class PostgresLedger:
                     self._watchdog = _Watchdog()
                     self._pool = self._pool_module.ConnectionPool(
                         self._url, kwargs=self._kwargs, min_size=1, max_size=self.POOL_SIZE, open=False,
-                        configure=self._configure, timeout=TIMEOUT, num_workers=2, reconnect_timeout=24 * 3600,
+                        configure=self._configure, timeout=TIMEOUT, num_workers=2, reconnect_timeout=2 * TIMEOUT,
                         name="card-referee-ledger",
                     )
                     self._pool.open(wait=False)
@@ -817,13 +822,14 @@ class PostgresLedger:
 
     def _create_schema(self, conn: psycopg.Connection[Any]) -> None:
         errors = self._psycopg.errors
-        for attempt in range(3):
+        for attempt in range(10):
             try:
                 for statement in _PG_SCHEMA:
                     conn.execute(statement)
             except (errors.UniqueViolation, errors.DuplicateTable, errors.DuplicateObject):
-                if attempt == 2:  # another pod creating the same tables at the same moment: again, once it is done
+                if attempt == 9:
                     raise
+                time.sleep(random.uniform(0.01, 0.05))  # another pod creating the same at the same moment: again, once it is done
                 continue
             break
         self._schema = True
@@ -924,15 +930,23 @@ class PostgresLedger:
     def advance(self, epoch: str | None, match_id: str, seq: int, move: str | None = None, finished: bool = False) -> str:
         params = {"match": match_id, "seq": seq, "epoch": epoch, "move": move, "finished": finished, "ttl": self._ttl,
                   "moves_ttl": self._finished_ttl if finished else self._ttl}
-        for _ in range(3):
-            row = self._run(lambda conn: conn.execute(_PG_ADVANCE, params).fetchone(), write=True)
-            if row is not None and row[0]:
-                self._written()
-                return CURRENT
-            verdict = self.check(epoch, match_id, seq)
-            if verdict != CURRENT:  # current: it moved back meanwhile (registered anew); compare-and-set again
-                return verdict
-        return SUPERSEDED
+
+        def body(conn: psycopg.Connection[Any]) -> str:
+            for _ in range(3):
+                row = conn.execute(_PG_ADVANCE, params).fetchone()
+                if row is not None and row[0]:
+                    return CURRENT
+                row = conn.execute(_PG_CHECK, (match_id,)).fetchone()
+                assert row is not None
+                verdict = self._judge(epoch, row[0], row[1], seq)
+                if verdict != CURRENT:  # current: it moved back meanwhile (registered anew); compare-and-set again
+                    return verdict
+            return SUPERSEDED
+
+        verdict = self._run(body, write=True)
+        if verdict == CURRENT:
+            self._written()
+        return verdict
 
     def history(self, epoch: str | None, match_id: str, seq: int) -> History:
         def body(conn: psycopg.Connection[Any]) -> History:
@@ -961,9 +975,19 @@ class PostgresLedger:
 
     def usage(self) -> tuple[int, int | None]:
         """The bytes of the ledger's three tables and their indexes (``pg_total_relation_size``); no
-        limit of its own (the volume's is the operator's to watch)."""
-        row = self._run(lambda conn: conn.execute(_PG_USAGE).fetchone(), timeout=PING_TIMEOUT)
-        return (int(row[0]) if row is not None and row[0] is not None else 0), None
+        limit of its own (the volume's is the operator's to watch). A PostgreSQL-compatible server
+        without that function (CockroachDB) answers 0: it is up, its size is not known here."""
+        errors = self._psycopg.errors
+
+        def body(conn: psycopg.Connection[Any]) -> int:
+            try:
+                row = conn.execute(_PG_USAGE).fetchone()
+            except (errors.UndefinedFunction, errors.FeatureNotSupported):
+                conn.execute("SELECT 1").fetchone()
+                return 0
+            return int(row[0]) if row is not None and row[0] is not None else 0
+
+        return self._run(body, timeout=PING_TIMEOUT), None
 
 
 # --- URLs --------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@
 server needs to survive its processes being killed, which the operating system's page cache
 does, not a power loss). As root (a container, CI) it runs every program as the ``postgres``
 user through ``runuser``, the directory chowned to it; otherwise as the user running the tests.
-Each server is its own process group, killed whole when stopped. ``standby()`` makes a streaming
+Each server is its own process group (and each backend one of its own, as PostgreSQL makes them),
+every process of it killed when stopped. ``standby()`` makes a streaming
 replica with ``pg_basebackup -R`` named by ``application_name``, which ``synchronous()`` makes the
 primary's synchronous standby; ``promote()`` makes a standby the primary.
 
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Self
 
-from tests.servers import free_port
+from tests.servers import children, free_port
 
 PG_ROOT = Path("/usr/lib/postgresql")
 USER = "postgres"
@@ -127,11 +128,32 @@ class PostgresServer:
                 raise RuntimeError(f"PostgreSQL ({self.name}) did not start on port {self.port}:\n{self.log.read_text()[-3000:]}")
             time.sleep(0.05)
 
+    def processes(self) -> list[int]:
+        """The server's processes: ``runuser`` (as root), the postmaster and its children (each
+        child of the postmaster is a process group of its own: ``setsid`` in PostgreSQL)."""
+        if self.proc is None:
+            return []
+        found, todo = [], [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            found.append(pid)
+            todo.extend(children(pid))
+        return found
+
+    def signal(self, sig: int) -> None:
+        """Send ``sig`` to every process of the server (SIGSTOP: a paused server, SIGCONT: going on)."""
+        for pid in self.processes():
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
     def kill(self) -> None:
-        """SIGKILL the server's whole process group (the postmaster and every backend): a crash.
+        """SIGKILL every process of the server (the postmaster and every backend): a crash.
         Returns once nothing listens on its port any more (a dead process has closed its sockets)."""
         if self.proc is None:
             return
+        self.signal(signal.SIGKILL)
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except ProcessLookupError:

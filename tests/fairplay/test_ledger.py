@@ -32,6 +32,7 @@ from service.ledger import (
     store_name,
 )
 from tests.fairplay.conftest import RedisServer
+from tests.pg import PostgresServer, why_missing
 from tests.servers import Gunicorn, call, free_port
 from tests.tools import missing
 
@@ -157,14 +158,26 @@ def _gunicorn(tmp: Path, name: str, env: dict[str, str]) -> Gunicorn:
     return g
 
 
-def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["redis", "postgres"])
+def test_two_instances_one_shared_ledger_exactly_one_move_wins_then_the_store_stops(kind: str, tmp_path: Path) -> None:
+    """Gunicorn's gevent workers (forked by the master) on one Redis, or one PostgreSQL (a pool per worker)."""
     import shutil
 
-    if shutil.which("redis-server") is None:
-        missing("redis-server is not installed (.ci/run installs it)")
-    redis = RedisServer(tmp_path, free_port())
-    redis.start()
-    env = {"REFEREE_SEAL_KEYS": Fernet.generate_key().decode(), "REFEREE_LEDGER_URL": redis.url, "REFEREE_GRACEFUL_TIMEOUT": "3"}
+    store: RedisServer | PostgresServer
+    if kind == "redis":
+        if shutil.which("redis-server") is None:
+            missing("redis-server is not installed (.ci/run installs it)")
+        store = RedisServer(tmp_path, free_port())
+        store.start()
+        url = store.url
+    else:
+        problem = why_missing()
+        if problem:
+            missing(problem)
+        store = PostgresServer("instances")
+        store.init().start()
+        url = store.url()
+    env = {"REFEREE_SEAL_KEYS": Fernet.generate_key().decode(), "REFEREE_LEDGER_URL": url, "REFEREE_GRACEFUL_TIMEOUT": "3"}
     try:
         a, b = _gunicorn(tmp_path, "a", env), _gunicorn(tmp_path, "b", env)
         with ExitStack() as stack:
@@ -206,8 +219,8 @@ def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(t
             # the old token resumes: the position after the winning move
             status, resumed = call(f"{a.url}/v1/games/schnapsen/state?as=1", {"token": new["token"]}, {"X-Seat-Key": k1})
             assert status == 200 and resumed["state"]["seq"] == 1
-            # Redis goes away mid-match: every sealed move is refused with 503, never accepted
-            redis.stop()
+            # the store goes away mid-match: every sealed move is refused with 503, never accepted
+            store.stop()
             for url in (a.url, b.url, a.url):
                 st, body = call(f"{url}/v1/games/schnapsen/moves", {"token": new["token"], "move": plays[0]}, {"X-Seat-Key": k1})
                 assert st == 503 and body["code"] == "ledger_unavailable", body
@@ -218,7 +231,9 @@ def test_two_instances_one_redis_ledger_exactly_one_move_wins_then_redis_stops(t
             # load balancer (open play and every other request would be refused with them)
             assert call(f"{a.url}/readyz") == (200, {"status": "ready", "mode": "sealed"})
     finally:
-        redis.stop()
+        store.stop()
+        if isinstance(store, PostgresServer):
+            store.cleanup()
 
 
 def test_a_sqlite_file_of_the_release_before_gains_the_retention_columns_and_keeps_its_matches(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@
 - libpq multi-host URLs: a dead first host, or a standby first (``target_session_attrs=read-write``,
   also the ledger's default when the URL does not say), and the ledger writes to the primary.
 - The primary restarted: 503 ``ledger_unavailable`` while it is down, and play resumes once it is
-  back, without restarting the referee; a server turned read-only (a demoted primary): 503, not 500.
+  back, without restarting the referee; a paused server (SIGSTOP): 503 within the request's
+  deadline; a server turned read-only (a demoted primary): 503, not 500.
 - A synchronous standby: a move answered is on the standby; the primary killed (-9) and the standby
   promoted, the old token is refused (its move's retry answered as the first time) and the latest is
   current, with the referee as it was (its URL names both hosts).
@@ -102,8 +103,8 @@ def _unavailable(r: Any) -> None:
 # --- races ----------------------------------------------------------------------------------
 
 
-def _racer(url: str, epoch: str, barrier: Any, out: Any, tag: int) -> None:
-    ledger = PostgresLedger(url, 3600)
+def _racer(ledger: PostgresLedger, epoch: str, barrier: Any, out: Any, tag: int) -> None:
+    """In a forked child: the parent's ledger object, which opens a pool of this process's own."""
     results = []
 
     def go(i: int) -> None:
@@ -124,7 +125,7 @@ def test_threads_of_two_processes_racing_one_token_exactly_one_wins(primary: Pos
     epoch = ledger.register("race", 0)  # the parent's pool is open before the fork
     ctx = multiprocessing.get_context("fork")
     barrier, out = ctx.Barrier(8), ctx.Queue()
-    procs = [ctx.Process(target=_racer, args=(url, epoch, barrier, out, p)) for p in range(2)]
+    procs = [ctx.Process(target=_racer, args=(ledger, epoch, barrier, out, p)) for p in range(2)]  # fork: inherited, not pickled
     for p in procs:
         p.start()
     verdicts = [v for _ in procs for v in out.get(timeout=30)]
@@ -133,6 +134,34 @@ def test_threads_of_two_processes_racing_one_token_exactly_one_wins(primary: Pos
     assert sorted(verdicts) == sorted([CURRENT] + [SUPERSEDED] * 7), verdicts
     assert len(ledger.moves("race")) == 1 and ledger.check(epoch, "race", 1) == CURRENT
     assert ledger.advance(epoch, "race", 1, '{"after":1}') == CURRENT  # the parent's pool still works after the fork
+
+
+def test_under_serializable_isolation_racers_are_run_again_and_one_wins(primary: PostgresServer) -> None:
+    """CockroachDB's default, SERIALIZABLE, here on PostgreSQL: a racer whose update meets another's
+    gets SQLSTATE 40001, is run again, and then finds the winner's seq: superseded, never 503."""
+    url = primary.database("serializable")
+    primary.sql("ALTER DATABASE serializable SET default_transaction_isolation = 'serializable'")
+    ledger = PostgresLedger(url, 3600)
+    epoch = ledger.register("race", 0)
+    assert primary.sql("SHOW default_transaction_isolation", db="serializable") == [("serializable",)]
+    for seq in range(3):
+        barrier = threading.Barrier(8)
+        verdicts: list[Any] = []
+
+        def go(i: int, seq: int = seq, barrier: threading.Barrier = barrier, verdicts: list[Any] = verdicts) -> None:
+            barrier.wait(timeout=10)
+            try:
+                verdicts.append(ledger.advance(epoch, "race", seq, f'{{"s":{seq},"t":{i}}}'))
+            except LedgerUnavailable as exc:
+                verdicts.append(exc)
+
+        threads = [threading.Thread(target=go, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=20)
+        assert sorted(map(str, verdicts)) == sorted([CURRENT] + [SUPERSEDED] * 7), verdicts
+    assert len(ledger.moves("race")) == 3
 
 
 # --- multi-host URLs ------------------------------------------------------------------------
@@ -181,6 +210,29 @@ def test_the_primary_restarted_is_503_while_down_then_play_resumes_without_a_ref
     assert r.json["state"]["seq"] == env["state"]["seq"] + 1
     resumed = time.monotonic() - (deadline - 15)
     assert resumed < 10, f"service resumed {resumed:.1f} s after the server was back"
+
+
+def test_a_paused_server_is_503_within_the_timeout_then_play_resumes(primary: PostgresServer) -> None:
+    """SIGSTOP: the server accepts nothing and answers nothing (nor does the kernel refuse): the
+    ledger's own deadline shuts the connection, 503 within ``TIMEOUT``; SIGCONT, and play resumes."""
+    import signal
+
+    url = primary.database("paused")
+    client = _app(url).test_client()
+    env = _play(client, new_match(client, "schnapsen"), 1)[-1]
+    (seat,) = env["to_move"]
+    move = _legal(client, env, seat)[0]
+    primary.signal(signal.SIGSTOP)
+    try:
+        began = time.monotonic()
+        _unavailable(_send(client, env, move))  # its pooled connection shut at the deadline
+        assert time.monotonic() - began < TIMEOUT + 0.5
+    finally:
+        primary.signal(signal.SIGCONT)
+    deadline = time.monotonic() + 10
+    while (r := _send(client, env, move)).status_code == 503 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert r.status_code == 200 and r.json["state"]["seq"] == env["state"]["seq"] + 1, r.json
 
 
 def test_a_read_only_server_is_503_not_500_and_writable_again_resumes(primary: PostgresServer) -> None:
@@ -310,3 +362,67 @@ def test_the_standby_holds_every_answered_move_and_after_a_failover_no_old_token
             assert moved["state"]["seq"] == latest["state"]["seq"] + 1
         finally:
             standby.cleanup()
+
+
+# --- the schema and the purge ---------------------------------------------------------------
+
+
+def test_pods_starting_together_create_the_tables_once(primary: PostgresServer) -> None:
+    """Eight ledgers (pods) use one empty database at the same moment: each creates the tables if
+    they are missing (a concurrent CREATE TABLE IF NOT EXISTS may fail: it is tried again), and all
+    share one epoch."""
+    url = primary.database("together")
+    ledgers = [PostgresLedger(url, 3600) for _ in range(8)]
+    barrier = threading.Barrier(8)
+    epochs: list[Any] = []
+
+    def go(i: int) -> None:
+        barrier.wait(timeout=10)
+        try:
+            epochs.append(ledgers[i].register(f"m{i}", 0))
+        except LedgerUnavailable as exc:
+            epochs.append(exc)
+
+    threads = [threading.Thread(target=go, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=20)
+    assert len(epochs) == 8 and len(set(epochs)) == 1 and isinstance(epochs[0], str), epochs
+
+
+def test_the_purge_deletes_expired_moves_then_entries_in_bounded_batches(primary: PostgresServer) -> None:
+    url = primary.database("purge")
+    ledger = PostgresLedger(url, 3600, finished_ttl=60)
+    ledger.PURGE_BATCH = 2  # type: ignore[misc]
+    epoch = ledger.register("live", 0)
+    for m in ("a", "b", "c"):
+        ledger.register(m, 0)
+        assert ledger.advance(epoch, m, 0, '{"x":0}', finished=True) == CURRENT
+    ledger.advance(epoch, "live", 0, '{"x":0}')
+    # the clock moved on: a, b, c past their moves' retention, a and b past their entries' too
+    primary.sql("UPDATE card_referee_ledger SET moves_expire = now() - INTERVAL '1 second' WHERE match_id IN ('a', 'b', 'c')", db="purge")
+    primary.sql("UPDATE card_referee_ledger SET expires = now() - INTERVAL '1 second' WHERE match_id IN ('a', 'b')", db="purge")
+
+    def rows(table: str) -> list[str]:
+        return sorted(r[0] for r in primary.sql(f"SELECT match_id FROM {table}", db="purge"))
+
+    history = ledger.history(epoch, "c", 0)
+    assert history.archived and history.moves == () and history.seq == 1  # expired moves are gone to readers at once
+    ledger.purge()
+    assert len(rows("card_referee_moves")) == 2  # two of the three expired records deleted, one batch
+    ledger.purge()
+    ledger.purge()
+    assert rows("card_referee_moves") == ["live"] and rows("card_referee_ledger") == ["c", "live"]
+    assert ledger.check(epoch, "c", 1) == CURRENT and ledger.check(epoch, "a", 1) != CURRENT
+
+
+def test_usage_is_the_ledger_tables_bytes_without_a_limit(primary: PostgresServer) -> None:
+    ledger = PostgresLedger(primary.database("usage"), 3600)
+    ledger.register("small", 0)
+    before, limit = ledger.usage()
+    assert before > 0 and limit is None
+    ledger.register("big", 3000, [f'{{"type":"play","player":{i % 2},"card":"10S","n":{i}}}' for i in range(3000)])
+    after, _ = ledger.usage()
+    assert after > before + 3000 * 40  # the moves' rows and their index
+    ledger.ping()
