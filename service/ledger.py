@@ -725,7 +725,7 @@ class PostgresLedger:
     RETRIES: Final = 5
 
     def __init__(self, url: str, ttl: int, finished_ttl: int = DEFAULT_FINISHED_TTL) -> None:
-        import psycopg
+        psycopg = import_psycopg()
         import psycopg_pool
 
         self._psycopg = psycopg
@@ -995,6 +995,23 @@ class PostgresLedger:
 _PG_SCHEMES: Final = ("postgresql", "postgres")
 
 
+def import_psycopg() -> Any:
+    """psycopg, imported so that it waits cooperatively under gevent whoever imports it first.
+
+    psycopg picks how it waits for its socket once, when first imported: its C wait, which blocks
+    the whole process, unless gevent has already patched ``select``. The gunicorn master imports it
+    (``check_url``, at start) before any worker forks and patches, so every gevent worker would
+    inherit the blocking wait: one request waiting on a paused or unreachable server would freeze
+    the worker's every other request and its probes. So, unless the operator chose one
+    (``PSYCOPG_WAIT_FUNC``), psycopg is told to wait with ``select.poll`` looked up at each wait,
+    which gevent's patching makes cooperative in the workers and which costs a few microseconds
+    more per round trip elsewhere."""
+    os.environ.setdefault("PSYCOPG_WAIT_FUNC", "wait_poll")
+    import psycopg
+
+    return psycopg
+
+
 def store_name(url: str) -> str:
     """The kind of store ``url`` names, as the metrics label it: ``redis``, ``sqlite`` or ``postgresql``."""
     scheme = urllib.parse.urlsplit(url).scheme
@@ -1011,7 +1028,7 @@ def check_url(url: str) -> str | None:
     if parts.scheme == "sqlite":
         return None if url.startswith("sqlite:///") and len(url) > len("sqlite:///") else "a SQLite URL is sqlite:///path"
     if parts.scheme in _PG_SCHEMES:
-        from psycopg.conninfo import conninfo_to_dict
+        conninfo_to_dict = import_psycopg().conninfo.conninfo_to_dict
 
         try:
             given = conninfo_to_dict(url)

@@ -426,3 +426,39 @@ def test_usage_is_the_ledger_tables_bytes_without_a_limit(primary: PostgresServe
     after, _ = ledger.usage()
     assert after > before + 3000 * 40  # the moves' rows and their index
     ledger.ping()
+
+
+def test_a_paused_server_under_gunicorn_blocks_only_the_requests_that_wait_for_it(primary: PostgresServer, tmp_path: Any) -> None:
+    """The deployed shape: one gevent worker, a paused PostgreSQL. A sealed move waits for the
+    store, but only it: the same worker answers ``/healthz`` and open play meanwhile, and the move
+    is 503 within the ledger's deadline. (psycopg's C wait, chosen when the gunicorn master imported
+    it before gevent patched the workers, froze the whole worker until the server came back.)"""
+    import signal
+    from concurrent.futures import ThreadPoolExecutor
+
+    from cryptography.fernet import Fernet
+
+    from tests.servers import Gunicorn, call
+
+    env = {"REFEREE_SEAL_KEYS": Fernet.generate_key().decode(), "REFEREE_LEDGER_URL": primary.database("gunicorn_paused")}
+    with Gunicorn(tmp_path, workers=1, env=env, name="paused") as g:
+        status, new = call(f"{g.url}{SCH}/new", {})
+        assert status == 201
+        k1 = new["seat_keys"][1]
+        status, view = call(f"{g.url}{SCH}/state?as=1", {"token": new["token"]}, {"X-Seat-Key": k1})
+        move = next(m for m in view["legal_moves"] if m["type"] == "play")
+        primary.signal(signal.SIGSTOP)
+        try:
+            with ThreadPoolExecutor(1) as pool:
+                began = time.monotonic()
+                waiting = pool.submit(call, f"{g.url}{SCH}/moves", {"token": new["token"], "move": move}, {"X-Seat-Key": k1})
+                time.sleep(0.3)  # the move is now waiting on the paused server
+                for _ in range(3):
+                    asked = time.monotonic()
+                    assert call(f"{g.url}/healthz", timeout=1.5)[0] == 200
+                    assert time.monotonic() - asked < 1.0
+                status, body = waiting.result(timeout=TIMEOUT + 10)
+                assert status == 503 and body["code"] == "ledger_unavailable", body
+                assert time.monotonic() - began < TIMEOUT + 1.5
+        finally:
+            primary.signal(signal.SIGCONT)
