@@ -135,6 +135,10 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
         served by the metrics listener alone (``REFEREE_METRICS_BIND``)."""
         abort(404, "The metrics are served on the metrics listener (REFEREE_METRICS_BIND), not on the API's port.")
 
+    if store is not None:  # the ledger's refusals, counted from 0 on the operations that reach it
+        observability.expect_problems(r.rule for r in app.url_map.iter_rules()
+                                      if r.rule.startswith("/v1/games/") and "POST" in (r.methods or ()))
+
     own_ledger = _own_ledger(referee, cfg)
     if own_ledger is not None:
         own_ledger()  # open it now: the file this worker holds is the one its path names at start

@@ -54,8 +54,8 @@ from .ledger import Ledger, LedgerUnavailable
 from .problems import ApiError
 
 __all__ = [
-    "LEDGER_OPERATIONS", "REQUEST_ID_HEADER", "STORES", "LedgerMetrics", "LedgerWatch", "Readiness", "count_illegal_move",
-    "count_worker_exit", "count_worker_start", "install", "metrics_app", "metrics_wsgi", "request_id", "store_of",
+    "LEDGER_CODES", "LEDGER_OPERATIONS", "REQUEST_ID_HEADER", "STORES", "LedgerMetrics", "LedgerWatch", "Readiness", "count_illegal_move",
+    "count_worker_exit", "count_worker_start", "expect_problems", "install", "metrics_app", "metrics_wsgi", "request_id", "store_of",
 ]
 
 log = logging.getLogger("service")
@@ -173,6 +173,20 @@ def _count_problem(route: str, code: str) -> None:
     if counter is None:
         counter = _PROBLEMS_BY_LABELS.setdefault(key, PROBLEMS.labels(route, code))
     counter.inc()
+
+
+LEDGER_CODES: Final = ("ledger_lost", "ledger_unavailable", "token_superseded")
+"""The problem codes the ledger decides, whose series exist (at 0) from the start: an alert on
+their increase then sees the first one too (a series born at 1 has no increase to show)."""
+
+
+def expect_problems(routes: Iterable[str], codes: Iterable[str] = LEDGER_CODES) -> None:
+    """Make the ``referee_http_problems`` series of ``routes`` × ``codes`` now, at 0."""
+    for code in codes:
+        for route in routes:
+            key = (route, code)
+            if key not in _PROBLEMS_BY_LABELS:
+                _PROBLEMS_BY_LABELS[key] = PROBLEMS.labels(route, code)
 
 
 def _count_request(route: str, game: str, status: str, seconds: float | None) -> None:
