@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -155,8 +156,12 @@ def scraped(tmp_path_factory: pytest.TempPathFactory) -> str:
         status, body = _call(f"{game}/new", {})
         assert status == 503 and body["code"] == "ledger_unavailable", body
         (tmp / "aside.db").rename(db)
-        status, text = _call(f"http://127.0.0.1:{metrics}/metrics")
-        assert status == 200
+        for _ in range(40):  # both workers have started (the second may still be loading the app after /readyz said ready)
+            status, text = _call(f"http://127.0.0.1:{metrics}/metrics")
+            assert status == 200
+            if "referee_worker_starts_total 2.0" in text:
+                break
+            time.sleep(0.25)
     assert isinstance(text, str)
     return text
 
@@ -461,3 +466,30 @@ def test_kustomize_renders_the_component_with_the_referee(tmp_path: Path) -> Non
     dashboard = docs[("ConfigMap", "card-referee-dashboard")]
     assert dashboard["metadata"]["labels"]["grafana_dashboard"] == "1"
     assert json.loads(dashboard["data"]["card-referee.json"]) == DASHBOARD
+
+
+def runbook_queries() -> list[str]:
+    """The runbook's PromQL blocks, one query a line (a line indented further continues the one before)."""
+    queries: list[str] = []
+    for block in re.findall(r"```promql\n(.*?)```", RUNBOOK.read_text(encoding="utf-8"), re.DOTALL):
+        for line in block.splitlines():
+            line = line.split("    #", 1)[0].rstrip()
+            if line.startswith(" ") and queries:
+                queries[-1] += " " + line.strip()
+            elif line:
+                queries.append(line)
+    return queries
+
+
+def test_the_runbooks_queries_parse_and_name_known_metrics(scraped: str, tmp_path: Path) -> None:
+    queries = runbook_queries()
+    assert len(queries) >= 15
+    exported = _samples(scraped)
+    unknown = {name for q in queries for name in metric_names(q)} - exported - set(EXTERNAL) - set(NOT_ON_SQLITE)
+    assert not unknown, unknown
+    promtool = _promtool()
+    rules = {"groups": [{"name": "runbook", "rules": [{"record": f"runbook:query{i}", "expr": q} for i, q in enumerate(queries)]}]}
+    (tmp_path / "runbook.yaml").write_text(yaml.safe_dump(rules))
+    done = subprocess.run([promtool, "check", "rules", str(tmp_path / "runbook.yaml")], check=False, capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
