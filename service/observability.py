@@ -72,7 +72,7 @@ LATENCY = Histogram(
 )
 ILLEGAL = Counter("referee_illegal_moves", "Moves refused by a game's rules, by game and error code.", ["game", "code"])
 PROBLEMS = Counter("referee_http_problems", "Problem answers (application/problem+json), by route and problem code.", ["route", "code"])
-# The shared ledger, by store (redis or sqlite): the series exist only where a ledger is configured.
+# The shared ledger, by store (redis, sqlite or postgresql): the series exist only where a ledger is configured.
 # Under gunicorn each worker writes its own observation; "mostrecent" exports the latest of them,
 # whichever worker made it (a store's state is not a sum, and an older observation is stale).
 LEDGER_UP = Gauge("referee_ledger_up", "Whether the shared ledger answered its last probe (1) or not (0).", ["store"],

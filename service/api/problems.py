@@ -28,7 +28,7 @@ from ..problems import ApiError, problem_body, rules_problem, title
 from ..schemas.common import flatten_errors
 from ..server import close_after_answer
 
-__all__ = ["CLOSING", "RETRY_AFTER_SECONDS", "problem", "register"]  # refusals as data: service/problems.py
+__all__ = ["CLOSING", "RETRY_AFTER_SECONDS", "ProblemResponse", "problem", "register"]  # refusals as data: service/problems.py
 
 log = logging.getLogger("service.api")
 
