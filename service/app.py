@@ -16,6 +16,7 @@ from . import jsonio, observability
 from .api import problems
 from .api.routes import bp, count_refusal
 from .api.rules import bp as rules_bp
+from .api.rules import codes as problem_codes
 from .cards.shuffle import deal_deck
 from .config import Config
 from .engines import ENGINES
@@ -96,13 +97,15 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
     app.config["TESTING"] = cfg.testing
     app.extensions["referee.config"] = cfg
     app.extensions["referee.serving"] = serving  # gunicorn's pre_request hook names its request (Connection: close)
-    referee = Referee.from_config(cfg, on_refusal=count_refusal)  # the core the views adapt (no Flask)
+    store = _store(cfg)
+    measure = observability.LedgerMetrics(store) if store is not None else None  # every call to the store, timed
+    referee = Referee.from_config(cfg, on_refusal=count_refusal, on_ledger=measure)  # the core the views adapt (no Flask)
     app.extensions["referee.referee"] = referee
     app.extensions["referee.sealer"] = referee.sealer
     app.extensions["referee.fairplay"] = referee  # its signer and ledger, under the name tools used before the core
     if not cfg.sealed:
         log.warning("no seal keys configured: running in OPEN mode (plain states are trusted); REFEREE_MODE=sealed refuses this")
-    readiness = observability.install(app, _response_headers(cfg))
+    readiness = observability.install(app, _response_headers(cfg), problem_codes=problem_codes())
     problems.register(app)
     app.register_blueprint(bp)
     app.register_blueprint(rules_bp)  # /v1/games/<id>/rules and /errors/<code>
@@ -132,6 +135,10 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
         served by the metrics listener alone (``REFEREE_METRICS_BIND``)."""
         abort(404, "The metrics are served on the metrics listener (REFEREE_METRICS_BIND), not on the API's port.")
 
+    if store is not None:  # the ledger's refusals, counted from 0 on the operations that reach it
+        observability.expect_problems(r.rule for r in app.url_map.iter_rules()
+                                      if r.rule.startswith("/v1/games/") and "POST" in (r.methods or ()))
+
     own_ledger = _own_ledger(referee, cfg)
     if own_ledger is not None:
         own_ledger()  # open it now: the file this worker holds is the one its path names at start
@@ -156,7 +163,7 @@ def build(overrides: Mapping[str, Any] | None = None) -> Flask:
 
     listeners: dict[int, Any] = {}
     if cfg.metrics_port is not None:
-        watch = _ledger_watch(referee, cfg)
+        watch = _ledger_watch(referee, cfg, measure)
         listeners[cfg.metrics_port] = observability.metrics_wsgi if watch is None else observability.metrics_app(watch.refresh)
     if cfg.probe_port is not None:
         listeners[cfg.probe_port] = _ProbesOnly(app.wsgi_app)
@@ -242,12 +249,19 @@ def _own_ledger(referee: Referee, cfg: Config) -> Callable[[], str | None] | Non
     return problem
 
 
-def _ledger_watch(referee: Referee, cfg: Config) -> observability.LedgerWatch | None:
+def _store(cfg: Config) -> str | None:
+    """The ``store`` label of the ledger (``observability.store_of``), when one is configured (sealed mode)."""
+    if not cfg.sealed or cfg.ledger_url is None:
+        return None
+    return observability.store_of(cfg.ledger_url)
+
+
+def _ledger_watch(referee: Referee, cfg: Config,
+                  measure: observability.LedgerMetrics | None) -> observability.LedgerWatch | None:
     """The metrics of the shared ledger, when one is configured (sealed mode)."""
     if not referee.has_ledger or cfg.ledger_url is None:
         return None
-    store = "sqlite" if urllib.parse.urlsplit(cfg.ledger_url).scheme == "sqlite" else "redis"
-    return observability.LedgerWatch(lambda: referee.ledger, store)
+    return observability.LedgerWatch(lambda: referee.ledger, observability.store_of(cfg.ledger_url), measure=measure)
 
 
 class _ByListener:

@@ -61,7 +61,7 @@ __all__ = [
     "accesslog", "bind", "child_exit", "control_socket_disable", "errorlog", "graceful_timeout", "keepalive",
     "limit_request_field_size", "limit_request_fields", "limit_request_line", "logger_class", "loglevel", "max_requests",
     "max_requests_jitter", "on_exit", "on_starting", "post_worker_init", "pre_request", "settings", "timeout",
-    "usable_cpus", "when_ready", "worker_class", "worker_connections", "worker_tmp_dir", "workers", "wsgi_app",
+    "usable_cpus", "when_ready", "worker_class", "worker_connections", "worker_exit", "worker_tmp_dir", "workers", "wsgi_app",
 ]
 
 EX_CONFIG = 78
@@ -195,11 +195,28 @@ def when_ready(server: _Any) -> None:
     _install_drain(server, _DRAIN_SECONDS)
 
 
+def _observability() -> _Any:
+    if __package__:
+        from . import observability
+    else:  # run by path
+        from service import observability
+    return observability
+
+
 def post_worker_init(worker: _Any) -> None:
-    """``/readyz`` says ``draining`` from the moment the master got SIGTERM."""
+    """``/readyz`` says ``draining`` from the moment the master got SIGTERM; the worker's start is
+    counted (``referee_worker_starts_total``: a worker that crashed and was replaced shows there,
+    where the pod's container restarts do not)."""
     readiness = getattr(worker.wsgi, "extensions", {}).get("referee.readiness")
     if readiness is not None:
         readiness.attach_drain(_DRAIN.is_set)
+    _observability().count_worker_start()
+
+
+def worker_exit(server: _Any, worker: _Any) -> None:
+    """In a worker leaving in order: recycled after ``max_requests`` is counted
+    (``referee_worker_recycled_total``), so that starts less recycled workers are the crashes."""
+    _observability().count_worker_exit(getattr(worker, "nr", 0), getattr(worker, "max_requests", 0))
 
 
 def pre_request(worker: _Any, req: _Any) -> None:

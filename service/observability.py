@@ -4,7 +4,9 @@
   generated, echoed in the response's ``X-Request-ID`` and written in the access log line
   (``gunicorn.conf.py`` logs one JSON line per request).
 - **Metrics** (``GET /metrics``, Prometheus text format): requests by route, game and status, a
-  latency histogram by route, and illegal moves by game and code. They are served only on the
+  latency histogram by route, problem answers by route and problem code, illegal moves by game and
+  code, each call to the ledger's store (its duration, and its failures) by store and operation,
+  and the gunicorn workers started and recycled. They are served only on the
   metrics listener (``REFEREE_METRICS_BIND``, see ``metrics_wsgi``), never on the API port. Under
   gunicorn the workers share them through ``prometheus_client``'s multiprocess mode:
   ``service/gunicorn_conf.py`` points ``PROMETHEUS_MULTIPROC_DIR`` at a fresh directory before the
@@ -18,8 +20,10 @@
   used), and again once shutdown has begun: at once when the gunicorn master gets SIGTERM (``attach_drain``: a flag
   the master shares with its workers) or when a worker gets SIGTERM (``begin_shutdown``).
 
-Labels are bounded: the route is the URL rule (never the raw path) and the game is a registered
-id or ``"-"``, so a client cannot create new time series by sending odd URLs.
+Labels are bounded: the route is the URL rule (never the raw path), the game is a registered
+id or ``"-"``, a problem code one of ``docs/rules/errors.md``'s (the contract's closed list) or
+``"-"``, a store one of ``STORES`` and an operation one of ``LEDGER_OPERATIONS``, so a client
+cannot create new time series by sending odd URLs.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any, Final, Literal
 
 from flask import Flask, Response, g, request
@@ -50,7 +54,8 @@ from .ledger import Ledger, LedgerUnavailable
 from .problems import ApiError
 
 __all__ = [
-    "REQUEST_ID_HEADER", "LedgerWatch", "Readiness", "count_illegal_move", "install", "metrics_app", "metrics_wsgi", "request_id",
+    "LEDGER_CODES", "LEDGER_OPERATIONS", "REQUEST_ID_HEADER", "STORES", "LedgerMetrics", "LedgerWatch", "Readiness", "count_illegal_move",
+    "count_worker_exit", "count_worker_start", "expect_problems", "install", "metrics_app", "metrics_wsgi", "request_id", "store_of",
 ]
 
 log = logging.getLogger("service")
@@ -66,7 +71,8 @@ LATENCY = Histogram(
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
 ILLEGAL = Counter("referee_illegal_moves", "Moves refused by a game's rules, by game and error code.", ["game", "code"])
-# The shared ledger, by store (redis or sqlite): the series exist only where a ledger is configured.
+PROBLEMS = Counter("referee_http_problems", "Problem answers (application/problem+json), by route and problem code.", ["route", "code"])
+# The shared ledger, by store (redis, sqlite or postgresql): the series exist only where a ledger is configured.
 # Under gunicorn each worker writes its own observation; "mostrecent" exports the latest of them,
 # whichever worker made it (a store's state is not a sum, and an older observation is stale).
 LEDGER_UP = Gauge("referee_ledger_up", "Whether the shared ledger answered its last probe (1) or not (0).", ["store"],
@@ -75,6 +81,22 @@ LEDGER_USED = Gauge("referee_ledger_used_bytes", "Bytes the shared ledger uses, 
                     multiprocess_mode="mostrecent")
 LEDGER_LIMIT = Gauge("referee_ledger_limit_bytes", "The most bytes the shared ledger may use (absent: no limit set).", ["store"],
                      multiprocess_mode="mostrecent")
+LEDGER_SECONDS = Histogram(
+    "referee_ledger_operation_duration_seconds",
+    "Time one call to the ledger's store took (failed calls included), by store and operation.",
+    ["store", "operation"],
+    buckets=(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5),
+)
+LEDGER_ERRORS = Counter("referee_ledger_errors", "Calls to the ledger's store that failed (LedgerUnavailable: not reached, "
+                        "timed out, or refused), by store and operation.", ["store", "operation"])
+WORKER_STARTS = Counter("referee_worker_starts", "gunicorn workers started in this pod (its first ones included).")
+WORKER_RECYCLED = Counter("referee_worker_recycled", "gunicorn workers that left after REFEREE_MAX_REQUESTS requests, as planned.")
+
+STORES: Final = ("redis", "sqlite", "postgresql")
+"""The ``store`` label's values: the ledger's backend, from its URL's scheme (``store_of``)."""
+LEDGER_OPERATIONS: Final = ("open", "register", "check", "advance", "history", "epoch", "usage")
+"""The ``operation`` label's values: the referee's calls to the store (``service.referee``: opening
+it, then the ``Ledger`` methods a request uses) and the metrics listener's ``usage`` probe."""
 
 Phase = Literal["starting", "ready", "draining"]
 
@@ -142,6 +164,31 @@ _LATENCY_BY_ROUTE: dict[str, Any] = {}
 as the labels are: routes are URL rules, games registered ids or ``"-"``, statuses HTTP's."""
 
 
+_PROBLEMS_BY_LABELS: dict[tuple[str, str], Any] = {}
+
+
+def _count_problem(route: str, code: str) -> None:
+    key = (route, code)
+    counter = _PROBLEMS_BY_LABELS.get(key)
+    if counter is None:
+        counter = _PROBLEMS_BY_LABELS.setdefault(key, PROBLEMS.labels(route, code))
+    counter.inc()
+
+
+LEDGER_CODES: Final = ("ledger_lost", "ledger_unavailable", "token_superseded")
+"""The problem codes the ledger decides, whose series exist (at 0) from the start: an alert on
+their increase then sees the first one too (a series born at 1 has no increase to show)."""
+
+
+def expect_problems(routes: Iterable[str], codes: Iterable[str] = LEDGER_CODES) -> None:
+    """Make the ``referee_http_problems`` series of ``routes`` × ``codes`` now, at 0."""
+    for code in codes:
+        for route in routes:
+            key = (route, code)
+            if key not in _PROBLEMS_BY_LABELS:
+                _PROBLEMS_BY_LABELS[key] = PROBLEMS.labels(route, code)
+
+
 def _count_request(route: str, game: str, status: str, seconds: float | None) -> None:
     key = (route, game, status)
     counter = _REQUESTS_BY_LABELS.get(key)
@@ -153,6 +200,52 @@ def _count_request(route: str, game: str, status: str, seconds: float | None) ->
         if histogram is None:
             histogram = _LATENCY_BY_ROUTE.setdefault(route, LATENCY.labels(route))
         histogram.observe(seconds)
+
+
+def store_of(url: str) -> str:
+    """The ``store`` label of a ledger URL: ``postgresql`` (``postgresql://``, ``postgres://``),
+    ``sqlite`` or ``redis`` (``redis://``, ``rediss://``); ``"-"`` for any other scheme."""
+    scheme = url.split(":", 1)[0].lower()
+    if scheme in ("postgresql", "postgres"):
+        return "postgresql"
+    if scheme in ("redis", "rediss"):
+        return "redis"
+    return "sqlite" if scheme == "sqlite" else "-"
+
+
+class LedgerMetrics:
+    """The ledger's latency and failures for one store: called as ``(operation, seconds, failed)``
+    once per call to the store (``Referee``'s ``on_ledger``; ``LedgerWatch``'s probe). Every
+    series of the store is made up front (at 0), so that a rate has a start before the first
+    failure; an operation outside ``LEDGER_OPERATIONS`` is not counted."""
+
+    def __init__(self, store: str) -> None:
+        self.store = store if store in STORES else "-"
+        self._series: dict[str, tuple[Any, Any]] = {
+            operation: (LEDGER_SECONDS.labels(self.store, operation), LEDGER_ERRORS.labels(self.store, operation))
+            for operation in LEDGER_OPERATIONS
+        }
+
+    def __call__(self, operation: str, seconds: float, failed: bool) -> None:
+        series = self._series.get(operation)
+        if series is None:
+            return
+        series[0].observe(seconds)
+        if failed:
+            series[1].inc()
+
+
+def count_worker_start() -> None:
+    """A gunicorn worker of this pod has started (``gunicorn_conf.post_worker_init``)."""
+    WORKER_STARTS.inc()
+
+
+def count_worker_exit(requests: int, max_requests: int) -> None:
+    """A gunicorn worker is leaving, in order (``gunicorn_conf.worker_exit``): counted as recycled
+    when it served its ``max_requests``. A worker killed (out of memory, a timeout's SIGKILL) runs
+    no code: the difference between starts and recycled workers is what a crash leaves."""
+    if 0 < max_requests <= requests:
+        WORKER_RECYCLED.inc()
 
 
 def count_illegal_move(code: str) -> None:
@@ -175,8 +268,9 @@ class LedgerWatch:
     FULL: Final = 0.8
 
     def __init__(self, ledger: Callable[[], Ledger | None], store: str, every: float = EVERY,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, measure: Callable[[str, float, bool], None] | None = None) -> None:
         self._ledger = ledger
+        self._measure = measure  # the probe's duration and failure, as operation "usage" (LedgerMetrics)
         self._every = every
         self._clock = clock
         self._last: float | None = None
@@ -201,7 +295,15 @@ class LedgerWatch:
             ledger = self._ledger()
             if ledger is None:
                 return
-            used, limit = ledger.usage()
+            started = time.perf_counter()
+            try:
+                used, limit = ledger.usage()
+            except LedgerUnavailable:
+                if self._measure is not None:
+                    self._measure("usage", time.perf_counter() - started, True)
+                raise
+            if self._measure is not None:
+                self._measure("usage", time.perf_counter() - started, False)
         except (LedgerUnavailable, ApiError) as exc:
             LEDGER_UP.labels(self._store).set(0)
             log.warning("the ledger does not answer: %s", getattr(exc, "detail", None) or exc)
@@ -225,18 +327,26 @@ def _metrics_text() -> bytes:
     return generate_latest(REGISTRY)
 
 
-def install(app: Flask, headers: Callable[[Response, set[str]], None] | None = None) -> Readiness:
+def install(app: Flask, headers: Callable[[Response, set[str]], None] | None = None,
+            problem_codes: Collection[str] = ()) -> Readiness:
     """Wire request ids, metrics and ``/metrics`` into ``app``; returns its readiness.
 
     ``headers(response, sent)``: the app's own headers for every response, set first in the same
     after-request hook (Flask looks up and calls each hook on every request); ``sent`` holds the
     lower-cased names the response carried when the hook began, so that neither looks one up by
-    scanning the response's headers again."""
+    scanning the response's headers again.
+
+    ``problem_codes``: the codes a problem answer may carry (the closed list of
+    ``docs/rules/errors.md``). A problem answer is counted in ``referee_http_problems`` by route and
+    its code, read from the response's ``problem_code`` (set where the error boundary builds it,
+    ``service.api.problems.problem``: no header or body is read for it); a code outside the list
+    is counted as ``"-"``."""
     readiness = Readiness()
     app.extensions["referee.readiness"] = readiness
 
     match_id = _REQUEST_ID.fullmatch
     clock = time.perf_counter
+    known_codes = frozenset(problem_codes)
     request_id_name = REQUEST_ID_HEADER.lower()
 
     @app.before_request
@@ -261,8 +371,11 @@ def install(app: Flask, headers: Callable[[Response, set[str]], None] | None = N
         current = request._get_current_object()  # type: ignore[attr-defined]  # a LocalProxy, typed as the Request
         rule = current.url_rule
         started = getattr(context, "started", None)
-        _count_request("(unmatched)" if rule is None else rule.rule, _game_of(current.view_args), str(response.status_code),
-                       None if started is None else now - started)
+        route = "(unmatched)" if rule is None else rule.rule
+        _count_request(route, _game_of(current.view_args), str(response.status_code), None if started is None else now - started)
+        code = getattr(response, "problem_code", None)
+        if code is not None:
+            _count_problem(route, code if code in known_codes else "-")
         return response
 
     return readiness

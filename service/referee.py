@@ -22,8 +22,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -134,13 +133,33 @@ def _unavailable() -> ApiError:
     return ApiError(503, "ledger_unavailable", "The ledger cannot be reached; sealed moves are refused until it can.")
 
 
-@contextmanager
-def _reaching_the_ledger() -> Iterator[None]:
-    """Every call to the store: one that cannot reach it is 503 ``ledger_unavailable``, never accepted."""
-    try:
-        yield
-    except LedgerUnavailable:
-        raise _unavailable() from None
+class _Reaching:
+    """``with _reaching_the_ledger(referee, operation):`` around every call to the store: one that
+    cannot reach it is 503 ``ledger_unavailable``, never accepted; the referee's ``on_ledger`` sees
+    each call's operation, its duration and whether it failed (the metrics: observability.LedgerMetrics)."""
+
+    __slots__ = ("observe", "operation", "started")
+
+    def __init__(self, operation: str, observe: Callable[[str, float, bool], None] | None) -> None:
+        self.operation = operation
+        self.observe = observe
+        self.started = 0.0
+
+    def __enter__(self) -> None:
+        if self.observe is not None:
+            self.started = time.perf_counter()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: object) -> None:
+        failed = kind is not None and issubclass(kind, LedgerUnavailable)
+        if self.observe is not None:
+            self.observe(self.operation, time.perf_counter() - self.started, failed)
+        if failed:
+            raise _unavailable() from None
+
+
+def _reaching_the_ledger(referee: Referee, operation: str) -> _Reaching:
+    """One call to the store, ``operation`` naming it (``observability.LEDGER_OPERATIONS``)."""
+    return _Reaching(operation, referee.on_ledger)
 
 
 def _ledger_says(verdict: str) -> None:
@@ -176,6 +195,8 @@ class Referee:
 
     ``on_refusal(exc)`` sees every rules refusal the referee answers with rather than raises (a
     ``check``'s ``error``, a replay's ``first_illegal``): the HTTP app counts them in its metrics.
+    ``on_ledger(operation, seconds, failed)`` sees every call to the ledger's store (opening it
+    included): the HTTP app measures them.
     """
 
     def __init__(
@@ -186,12 +207,14 @@ class Referee:
         ledger: Ledger | Callable[[], Ledger] | None = None,
         clock: Callable[[], int] = now_ms,
         on_refusal: Callable[[RulesError], None] | None = None,
+        on_ledger: Callable[[str, float, bool], None] | None = None,
     ) -> None:
         self.config = config
         self.sealer = sealer
         self.signer = signer
         self.clock = clock
         self.on_refusal = on_refusal
+        self.on_ledger = on_ledger
         self._open_ledger: Callable[[], Ledger] | None = ledger if callable(ledger) else None
         self._ledger: Ledger | None = None if callable(ledger) else ledger
         self._lock = threading.Lock()
@@ -200,7 +223,7 @@ class Referee:
     def from_config(cls, config: Config, **kwargs: Any) -> Referee:
         """The referee ``config`` describes: sealed when it has seal keys, the signer from
         ``signing_keys`` (else derived from the seal keys), and in sealed mode the ledger at
-        ``ledger_url``, opened on first use. ``kwargs``: ``clock``, ``on_refusal``."""
+        ``ledger_url``, opened on first use. ``kwargs``: ``clock``, ``on_refusal``, ``on_ledger``."""
         sealer = Sealer(config.seal_keys) if config.sealed else None
         if config.signing_keys:
             keys = [parse_signing_key(k) for k in config.signing_keys]
@@ -227,10 +250,8 @@ class Referee:
         if self._ledger is None and self._open_ledger is not None:
             with self._lock:
                 if self._ledger is None:
-                    try:
+                    with _reaching_the_ledger(self, "open"):
                         self._ledger = self._open_ledger()
-                    except LedgerUnavailable:
-                        raise _unavailable() from None
         return self._ledger
 
     def jwks(self) -> dict[str, Any]:
@@ -533,14 +554,16 @@ class Table:
         ledger = self.referee.ledger
         if ledger is None:
             return
-        with _reaching_the_ledger():
+        with _reaching_the_ledger(self.referee, "check"):
             verdict = ledger.check(self.match.epoch, self.match.match_id, self.state.seq)
-            if verdict == SUPERSEDED and superseded_ok and self.match.resumable:
-                self.superseded = True
-                return
-            _ledger_says(verdict)
-            if self.match.epoch is None:
-                self.match = self.match.in_epoch(ledger.epoch())
+        if verdict == SUPERSEDED and superseded_ok and self.match.resumable:
+            self.superseded = True
+            return
+        _ledger_says(verdict)
+        if self.match.epoch is None:
+            with _reaching_the_ledger(self.referee, "epoch"):
+                epoch = ledger.epoch()
+            self.match = self.match.in_epoch(epoch)
 
     # --- retries and resumes -------------------------------------------------------------
 
@@ -551,7 +574,7 @@ class Table:
         ``ledger_lost`` when it lost the match or its moves are not the ones the chain covers."""
         match, ledger = self.match, self.referee.ledger
         assert match is not None and ledger is not None
-        with _reaching_the_ledger():
+        with _reaching_the_ledger(self.referee, "history"):
             history = ledger.history(match.epoch, match.match_id, self.state.seq)
         if history.verdict == LOST:
             _ledger_says(LOST)
@@ -695,18 +718,19 @@ class Table:
         if ledger is None:
             return True
         finished = self.engine.status(new_state) == "finished"
-        with _reaching_the_ledger():
-            text = None
-            if before.record_in_ledger:  # appended in the same atomic step as the compare-and-set
-                text = self._unstored.pop()
-                if finished and self.referee.signer is not None:  # the record's moves, checked before the ledger moves
+        text = None
+        if before.record_in_ledger:  # appended in the same atomic step as the compare-and-set
+            text = self._unstored.pop()
+            if finished and self.referee.signer is not None:  # the record's moves, checked before the ledger moves
+                with _reaching_the_ledger(self.referee, "history"):
                     history = ledger.history(before.epoch, before.match_id, seq)
-                    if history.verdict == SUPERSEDED:
-                        return False
-                    _ledger_says(history.verdict)
-                    if len(history.moves) != before.count or not before.covers(history.moves):
-                        raise _record_mismatch()
-                    self._record_moves = [*history.moves, text]
+                if history.verdict == SUPERSEDED:
+                    return False
+                _ledger_says(history.verdict)
+                if len(history.moves) != before.count or not before.covers(history.moves):
+                    raise _record_mismatch()
+                self._record_moves = [*history.moves, text]
+        with _reaching_the_ledger(self.referee, "advance"):
             verdict = ledger.advance(before.epoch, before.match_id, seq, text, finished)
         if verdict == SUPERSEDED and before.resumable:
             return False
@@ -766,7 +790,7 @@ class Table:
         ledger = self.referee.ledger
         if ledger is None or self.match is None:
             return
-        with _reaching_the_ledger():
+        with _reaching_the_ledger(self.referee, "register"):
             epoch = ledger.register(self.match.match_id, self.state.seq, self._unstored)  # a sealed replay's moves
         self._unstored = []
         self.match = self.match.in_epoch(epoch)
@@ -776,7 +800,7 @@ class Table:
         """The record's moves as the ledger keeps them, checked against ``match``'s hash chain
         (409 ``ledger_lost`` when they differ in any way); None when the match is finished and
         past the time its moves are kept (its record was issued while they were)."""
-        with _reaching_the_ledger():
+        with _reaching_the_ledger(self.referee, "history"):
             history = ledger.history(match.epoch, match.match_id, self.state.seq)
         _ledger_says(history.verdict)
         if history.archived and not history.moves:

@@ -118,6 +118,12 @@ BLOCKS: dict[tuple[str, str], str] = {
     ("docs/fair-play.md", "curl -s localhost:8000/v1/keys > keys.json"): "here: test_the_offline_verifier_block_verifies_a_record",
     ("docs/deploy.md", "docker build"): "not run: no container engine (tests/deploy/test_manifests.py: hadolint); key generator here: test_the_key_generators_make_fernet_keys",
     ("docs/deploy.md", "kubectl create secret"): "not run: no cluster (tests/deploy/test_manifests.py); key generator here: test_the_key_generators_make_fernet_keys",
+    **{("docs/runbook.md", first): "not run: each asks a live cluster; the runbook's PromQL is checked by promtool and its metrics "
+       "against the service's (tests/deploy/test_alerts.py::test_the_runbooks_queries_parse_and_name_known_metrics)"
+       for first in ("kubectl port-forward", "kubectl logs deploy/card-referee -c referee --since=10m", "kubectl top pod",
+                     "kubectl exec card-referee-ledger-0 -c redis -- redis-cli info memory", "kubectl get pvc",
+                     "kubectl logs deploy/card-referee -c referee --since=1h", "kubectl logs deploy/card-referee -c referee --since=15m",
+                     "kubectl logs deploy/card-referee -c referee --since=30m", "kubectl get pods", "kubectl logs POD")},
     ("docs/library.md", ">>> from card_referee.engines import ENGINES, find"): "tests/test_library_doc.py (doctest)",
     ("docs/library.md", ">>> from card_referee.cards.shuffle import deal_deck"): "tests/test_library_doc.py (doctest)",
     ("docs/library.md", ">>> from card_referee.engines.base import IllegalMove"): "tests/test_library_doc.py (doctest)",

@@ -28,7 +28,7 @@ from ..problems import ApiError, problem_body, rules_problem, title
 from ..schemas.common import flatten_errors
 from ..server import close_after_answer
 
-__all__ = ["CLOSING", "RETRY_AFTER_SECONDS", "problem", "register"]  # refusals as data: service/problems.py
+__all__ = ["CLOSING", "RETRY_AFTER_SECONDS", "ProblemResponse", "problem", "register"]  # refusals as data: service/problems.py
 
 log = logging.getLogger("service.api")
 
@@ -53,9 +53,17 @@ _HTTP_CODES = {
 }
 
 
+class ProblemResponse(Response):
+    """A problem+json answer that names its ``code`` (``problem_code``): the metrics count answers
+    by route and code from it (``observability.install``), without reading the body."""
+
+    problem_code: str
+
+
 def problem(body: Mapping[str, Any], headers: Mapping[str, str] | None = None) -> Response:
     """A problem+json response for ``body``."""
-    resp = Response(jsonio.dumps(body), status=int(body["status"]), content_type=PROBLEM_TYPE)
+    resp = ProblemResponse(jsonio.dumps(body), status=int(body["status"]), content_type=PROBLEM_TYPE)
+    resp.problem_code = str(body["code"])
     for k, v in (headers or {}).items():
         resp.headers[k] = v
     return resp

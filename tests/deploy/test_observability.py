@@ -196,3 +196,165 @@ def test_cgroup_v2_and_v1_cpu_limits_bound_the_worker_count(tmp_path: Path) -> N
     (nested / "cpu.cfs_period_us").write_text("100000\n")
     assert cgroup_cpu_limit(v1, "3:cpu,cpuacct:/kubepods/pod1\n") == 0.5
     assert usable_cpus(v1, "3:cpu,cpuacct:/kubepods/pod1\n") == 1  # never below one
+
+
+# --- problem answers by route and code; the ledger's calls; the workers (issue 30, item 4) ------------------------
+
+
+def _sample(name: str, **labels: str) -> float:
+    from prometheus_client import REGISTRY
+
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def _problems(route: str, code: str) -> float:
+    return _sample("referee_http_problems_total", route=route, code=code)
+
+
+def test_a_problem_answer_is_counted_once_by_route_and_code(client: Any) -> None:
+    moves, new = "/v1/games/<game_id>/moves", "/v1/games/<game_id>/new"
+    before = {key: _problems(*key) for key in [(moves, "invalid_request"), ("(unmatched)", "not_found"),
+                                               ("(unmatched)", "method_not_allowed"), (new, "body_too_large"), (new, "invalid_request")]}
+    assert client.post("/v1/games/schnapsen/moves", data="{", content_type="application/json").status_code == 400
+    assert client.get("/no/such/path/at-all").status_code == 404
+    assert client.get("/v1/games/schnapsen/moves").status_code == 405  # refused by routing: no rule matched
+    assert client.post("/v1/games/schnapsen/new", data=b"[" * 3_000_000, content_type="application/json").status_code == 413
+    assert client.get("/v1/games").status_code == 200  # no problem: nothing counted
+    after = {key: _problems(*key) for key in before}
+    assert {key: after[key] - before[key] for key in before} == {
+        (moves, "invalid_request"): 1, ("(unmatched)", "not_found"): 1, ("(unmatched)", "method_not_allowed"): 1,
+        (new, "body_too_large"): 1, (new, "invalid_request"): 0,
+    }
+
+
+def test_an_illegal_move_is_counted_by_its_code_as_a_problem_and_as_an_illegal_move(client: Any) -> None:
+    env = client.post("/v1/games/schnapsen/new", json={"seed": 5}).json
+    route = "/v1/games/<game_id>/moves"
+    before = (_problems(route, "not_your_turn"), _sample("referee_illegal_moves_total", game="schnapsen", code="not_your_turn"))
+    r = client.post("/v1/games/schnapsen/moves", json={"state": env["state"], "move": {"type": "close", "player": 1 - env["to_move"][0]}})
+    assert r.status_code == 422 and r.json["code"] == "not_your_turn"
+    after = (_problems(route, "not_your_turn"), _sample("referee_illegal_moves_total", game="schnapsen", code="not_your_turn"))
+    assert (after[0] - before[0], after[1] - before[1]) == (1, 1)
+
+
+def test_problem_codes_outside_the_documented_list_share_one_label() -> None:
+    """The code label is closed: a code that is not in the list given (docs/rules/errors.md in the
+    app) is counted as "-", so no series is made for it."""
+    from flask import Flask
+
+    from service import observability
+    from service.api.problems import problem
+
+    app = Flask("codes")
+    observability.install(app, problem_codes={"known_code_zqx"})
+
+    @app.get("/p/<code>")
+    def answer(code: str) -> Any:
+        return problem({"type": f"/errors/{code}", "title": "t", "status": 409, "code": code, "detail": "d"})
+
+    before = (_problems("/p/<code>", "known_code_zqx"), _problems("/p/<code>", "-"))
+    client = app.test_client()
+    assert client.get("/p/known_code_zqx").status_code == 409
+    for made_up in ("made_up_zqx", "another_zqx", "x" * 200):
+        assert client.get(f"/p/{made_up}").status_code == 409
+    assert (_problems("/p/<code>", "known_code_zqx") - before[0], _problems("/p/<code>", "-") - before[1]) == (1, 3)
+    assert "made_up_zqx" not in _metrics()
+
+
+def test_the_apps_problem_codes_are_the_documented_ones() -> None:
+    from service.api.rules import codes
+    from tests.codes import documented
+
+    assert set(codes()) == set(documented()) and len(codes()) >= 80
+
+
+def _ledger_sample(name: str, operation: str) -> float:
+    return _sample(name, store="sqlite", operation=operation)
+
+
+def test_each_call_to_the_ledger_is_timed_and_each_failure_counted_by_store_and_operation(tmp_path: Path) -> None:
+    from tests.conftest import KEY_NEW, make_app
+
+    db = tmp_path / "ledger.db"
+    app = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{db}")
+    client = app.test_client()
+    operations = ("register", "check", "advance", "history", "open")
+    count = "referee_ledger_operation_duration_seconds_count"
+    before = {op: (_ledger_sample(count, op), _ledger_sample("referee_ledger_errors_total", op)) for op in operations}
+    env = client.post("/v1/games/schnapsen/new?as=to_move", json={}).json
+    r = client.post("/v1/games/schnapsen/moves", json={"token": env["token"], "move": env["legal_moves"][0]},
+                    headers={"X-Seat-Key": env["table_key"]})
+    assert r.status_code == 200, r.json
+    db.rename(tmp_path / "aside.db")
+    r = client.post("/v1/games/schnapsen/new", json={})
+    assert r.status_code == 503 and r.json["code"] == "ledger_unavailable"
+    (tmp_path / "aside.db").rename(db)
+    after = {op: (_ledger_sample(count, op), _ledger_sample("referee_ledger_errors_total", op)) for op in operations}
+    delta = {op: (after[op][0] - before[op][0], after[op][1] - before[op][1]) for op in operations}
+    # new: one register; the move: one check, one advance; the refused new: one register that failed
+    assert delta == {"register": (2, 1), "check": (1, 0), "advance": (1, 0), "history": (0, 0), "open": (0, 0)}
+    assert _ledger_sample("referee_ledger_operation_duration_seconds_sum", "advance") > 0
+    assert _problems("/v1/games/<game_id>/moves", "ledger_lost") == 0.0  # made at 0 from the start (its alert's increase)
+    assert _sample("referee_http_problems_total", route="/v1/games/<game_id>/moves", code="ledger_lost") is not None
+
+
+def test_a_ledger_that_cannot_be_opened_counts_as_a_failed_open(tmp_path: Path) -> None:
+    from tests.conftest import KEY_NEW, make_app
+
+    closed = tmp_path / "no-such-dir" / "ledger.db"  # a directory that does not exist: SQLite cannot open it
+    app = make_app(SEAL_KEYS=[KEY_NEW], LEDGER_URL=f"sqlite:///{closed}")
+    before = _ledger_sample("referee_ledger_errors_total", "open")
+    r = app.test_client().post("/v1/games/schnapsen/new", json={})
+    assert r.status_code == 503 and r.json["code"] == "ledger_unavailable"
+    assert _ledger_sample("referee_ledger_errors_total", "open") == before + 1
+
+
+def test_ledger_metrics_keep_to_their_stores_and_operations() -> None:
+    from service.observability import LEDGER_OPERATIONS, STORES, LedgerMetrics, store_of
+
+    assert [store_of(u) for u in ("redis://h:6379/0", "rediss://h/0", "sqlite:////x.db", "postgresql://a,b/db",
+                                  "postgres://h/db", "POSTGRESQL://h/db", "mysql://h/db")] == [
+        "redis", "redis", "sqlite", "postgresql", "postgresql", "postgresql", "-"]
+    assert STORES == ("redis", "sqlite", "postgresql") and "advance" in LEDGER_OPERATIONS
+    measure = LedgerMetrics("postgresql")
+    before = _sample("referee_ledger_errors_total", store="postgresql", operation="check")
+    measure("check", 0.003, True)
+    measure("made_up_operation_zqx", 1.0, True)  # not an operation: not counted, no series
+    assert _sample("referee_ledger_errors_total", store="postgresql", operation="check") == before + 1
+    assert "made_up_operation_zqx" not in _metrics()
+    assert LedgerMetrics("oracle").store == "-"
+
+
+def test_the_ledger_watch_probe_is_measured_as_usage() -> None:
+    from service.ledger import LedgerUnavailable
+    from service.observability import LedgerMetrics, LedgerWatch
+
+    class Store:
+        answers: list[Any] = [(10, 100), LedgerUnavailable("down")]
+
+        def usage(self) -> tuple[int, int | None]:
+            answer = self.answers.pop(0)
+            if isinstance(answer, Exception):
+                raise answer
+            return answer  # type: ignore[no-any-return]
+
+    now = [0.0]
+    store = Store()
+    watch = LedgerWatch(lambda: store, "redis", clock=lambda: now[0], measure=LedgerMetrics("redis"))  # type: ignore[arg-type,return-value]
+    count = ("referee_ledger_operation_duration_seconds_count", "referee_ledger_errors_total")
+    before = [_sample(name, store="redis", operation="usage") for name in count]
+    watch.refresh()
+    now[0] += LedgerWatch.EVERY
+    watch.refresh()
+    after = [_sample(name, store="redis", operation="usage") for name in count]
+    assert [a - b for a, b in zip(after, before, strict=True)] == [2, 1]
+
+
+def test_worker_starts_and_planned_recycling_are_counted(conf: dict[str, Any]) -> None:
+    starts, recycled = "referee_worker_starts_total", "referee_worker_recycled_total"
+    before = (_sample(starts), _sample(recycled))
+    conf["post_worker_init"](SimpleNamespace(wsgi=create_app()))
+    conf["worker_exit"](None, SimpleNamespace(nr=10_500, max_requests=10_500))  # served its max_requests: recycled
+    conf["worker_exit"](None, SimpleNamespace(nr=12, max_requests=10_500))  # SIGTERM, shutting down: not a recycling
+    conf["worker_exit"](None, SimpleNamespace(nr=12, max_requests=2**63 - 1))  # REFEREE_MAX_REQUESTS=0
+    assert (_sample(starts) - before[0], _sample(recycled) - before[1]) == (1, 1)
