@@ -20,6 +20,7 @@ from .api.rules import codes as problem_codes
 from .cards.shuffle import deal_deck
 from .config import Config
 from .engines import ENGINES
+from .ledger import store_name
 from .problems import ApiError
 from .referee import Referee
 from .resources import openapi_path
@@ -250,10 +251,10 @@ def _own_ledger(referee: Referee, cfg: Config) -> Callable[[], str | None] | Non
 
 
 def _store(cfg: Config) -> str | None:
-    """The ``store`` label of the ledger (``observability.store_of``), when one is configured (sealed mode)."""
+    """The ``store`` label of the ledger (``ledger.store_name``), when one is configured (sealed mode)."""
     if not cfg.sealed or cfg.ledger_url is None:
         return None
-    return observability.store_of(cfg.ledger_url)
+    return store_name(cfg.ledger_url)
 
 
 def _ledger_watch(referee: Referee, cfg: Config,
@@ -261,7 +262,7 @@ def _ledger_watch(referee: Referee, cfg: Config,
     """The metrics of the shared ledger, when one is configured (sealed mode)."""
     if not referee.has_ledger or cfg.ledger_url is None:
         return None
-    return observability.LedgerWatch(lambda: referee.ledger, observability.store_of(cfg.ledger_url), measure=measure)
+    return observability.LedgerWatch(lambda: referee.ledger, store_name(cfg.ledger_url), measure=measure)
 
 
 class _ByListener:

@@ -55,7 +55,7 @@ from .problems import ApiError
 
 __all__ = [
     "LEDGER_CODES", "LEDGER_OPERATIONS", "REQUEST_ID_HEADER", "STORES", "LedgerMetrics", "LedgerWatch", "Readiness", "count_illegal_move",
-    "count_worker_exit", "count_worker_start", "expect_problems", "install", "metrics_app", "metrics_wsgi", "request_id", "store_of",
+    "count_worker_exit", "count_worker_start", "expect_problems", "install", "metrics_app", "metrics_wsgi", "request_id",
 ]
 
 log = logging.getLogger("service")
@@ -93,7 +93,7 @@ WORKER_STARTS = Counter("referee_worker_starts", "gunicorn workers started in th
 WORKER_RECYCLED = Counter("referee_worker_recycled", "gunicorn workers that left after REFEREE_MAX_REQUESTS requests, as planned.")
 
 STORES: Final = ("redis", "sqlite", "postgresql")
-"""The ``store`` label's values: the ledger's backend, from its URL's scheme (``store_of``)."""
+"""The ``store`` label's values: the ledger's backend, from its URL's scheme (``ledger.store_name``)."""
 LEDGER_OPERATIONS: Final = ("open", "register", "check", "advance", "history", "epoch", "usage")
 """The ``operation`` label's values: the referee's calls to the store (``service.referee``: opening
 it, then the ``Ledger`` methods a request uses) and the metrics listener's ``usage`` probe."""
@@ -200,17 +200,6 @@ def _count_request(route: str, game: str, status: str, seconds: float | None) ->
         if histogram is None:
             histogram = _LATENCY_BY_ROUTE.setdefault(route, LATENCY.labels(route))
         histogram.observe(seconds)
-
-
-def store_of(url: str) -> str:
-    """The ``store`` label of a ledger URL: ``postgresql`` (``postgresql://``, ``postgres://``),
-    ``sqlite`` or ``redis`` (``redis://``, ``rediss://``); ``"-"`` for any other scheme."""
-    scheme = url.split(":", 1)[0].lower()
-    if scheme in ("postgresql", "postgres"):
-        return "postgresql"
-    if scheme in ("redis", "rediss"):
-        return "redis"
-    return "sqlite" if scheme == "sqlite" else "-"
 
 
 class LedgerMetrics:

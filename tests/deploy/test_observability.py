@@ -310,11 +310,12 @@ def test_a_ledger_that_cannot_be_opened_counts_as_a_failed_open(tmp_path: Path) 
 
 
 def test_ledger_metrics_keep_to_their_stores_and_operations() -> None:
-    from service.observability import LEDGER_OPERATIONS, STORES, LedgerMetrics, store_of
+    from service.ledger import store_name
+    from service.observability import LEDGER_OPERATIONS, STORES, LedgerMetrics
 
-    assert [store_of(u) for u in ("redis://h:6379/0", "rediss://h/0", "sqlite:////x.db", "postgresql://a,b/db",
-                                  "postgres://h/db", "POSTGRESQL://h/db", "mysql://h/db")] == [
-        "redis", "redis", "sqlite", "postgresql", "postgresql", "postgresql", "-"]
+    assert [store_name(u) for u in ("redis://h:6379/0", "rediss://h/0", "sqlite:////x.db", "postgresql://a,b/db",
+                                    "postgres://h/db", "POSTGRESQL://h/db")] == [
+        "redis", "redis", "sqlite", "postgresql", "postgresql", "postgresql"]
     assert STORES == ("redis", "sqlite", "postgresql") and "advance" in LEDGER_OPERATIONS
     measure = LedgerMetrics("postgresql")
     before = _sample("referee_ledger_errors_total", store="postgresql", operation="check")
