@@ -411,6 +411,46 @@ class SqliteStore:
         return {"servers": 0, "file": self.path.name}
 
 
+class NoStore:
+    """No ledger at all (sealed mode without ``REFEREE_LEDGER_URL``): the baseline that the stores'
+    costs are measured against (``scripts/scale.py``), with the same clients and the same moves.
+    Nothing guards against rewinds here, so only the ``none`` fault runs on it, and scale.py turns
+    the rewind probes off for every store alike (``--probe-every 0``)."""
+
+    name = "none"
+
+    def __init__(self, workdir: Path, port_base: int) -> None:
+        self.ports: list[int] = []
+
+    @property
+    def url(self) -> str:
+        return ""
+
+    def describe(self) -> str:
+        return "no ledger (sealed mode without REFEREE_LEDGER_URL: a baseline, rewinds are not refused)"
+
+    def start(self) -> None:
+        pass
+
+    def stop(self, *, hard: bool = False) -> None:
+        raise NotImplementedError("no ledger: nothing to stop")
+
+    def pause(self) -> None:
+        raise NotImplementedError("no ledger: nothing to pause")
+
+    def resume(self) -> None:
+        raise NotImplementedError("no ledger: nothing to resume")
+
+    def close(self) -> None:
+        pass
+
+    def pids(self) -> list[int]:
+        return []
+
+    def facts(self) -> dict[str, Any]:
+        return {"servers": 0}
+
+
 def postgres_bin() -> Path | None:
     """Debian's PostgreSQL programs: the newest /usr/lib/postgresql/VERSION/bin with a ``postgres``
     and ``pg_ctl`` (not the wrappers on PATH, which need a cluster of pg_createcluster's)."""
@@ -675,6 +715,8 @@ log_line_prefix = '%m [%p] '
 
 
 STORES: dict[str, Callable[[Path, int], Store]] = {"redis": RedisStore, "postgres": PostgresStore, "sqlite": SqliteStore}
+BASELINES: dict[str, Callable[[Path, int], Store]] = {"none": NoStore}
+"""Stores that are no ledger: for the ``none`` fault only (scripts/scale.py's baseline)."""
 
 
 # --- referee instances and the proxy -----------------------------------------------------------------
@@ -830,13 +872,15 @@ class Cluster:
         self.events: list[str] = []
         self.figures: Figures | None = None  # set by run_fault: the clients' figures (a fault marks its moment there)
         base = opts.port_base
-        self.store = STORES[opts.store](workdir, base)
+        self.store = {**STORES, **BASELINES}[opts.store](workdir, base)
         ports = self.store.ports + [base + 1] + [base + off + i for off in (10, 20, 30) for i in range(opts.instances)]
         busy = [p for p in ports if not port_is_free(p)]
         if busy:
             raise SystemExit(f"ports in use: {busy} (choose another --port-base)")
         settings = configmap_settings(ROOT / "k8s" / "base" / "configmap.yaml")
-        settings.update({"REFEREE_LEDGER_URL": self.store.url, "REFEREE_DRAIN_SECONDS": str(opts.drain_seconds)})
+        settings.update({"REFEREE_DRAIN_SECONDS": str(opts.drain_seconds)})
+        if self.store.url:
+            settings["REFEREE_LEDGER_URL"] = self.store.url
         env = {k: v for k, v in os.environ.items() if not k.startswith(("REFEREE_", "PROMETHEUS_"))}
         env.update(settings)
         self.seal_keys = [fernet_key()]
@@ -926,7 +970,7 @@ def fault(name: str, summary: str, stores: tuple[str, ...] = tuple(STORES)) -> C
     return register
 
 
-@fault("none", "no fault: the baseline")
+@fault("none", "no fault: the baseline", (*STORES, *BASELINES))
 def no_fault(cluster: Cluster) -> None:
     cluster.note("no fault")
 
@@ -1227,7 +1271,7 @@ class Client:
                 history.append((token, seat, legal, move, now))
                 view = answer
                 fault_at = self.figures.fault_at
-                if fault_at is not None and not self.probed_fault and self.last_sent >= fault_at:
+                if self.opts.probe_every and fault_at is not None and not self.probed_fault and self.last_sent >= fault_at:
                     # The first move this client got accepted after the fault: the latest token it held
                     # before a move accepted before the fault (with another legal move to try) must now be
                     # refused; had the store lost that move, the token would be current again.
@@ -1503,14 +1547,16 @@ def parse_args(argv: list[str] | None) -> tuple[list[str], Options, bool]:
     p.add_argument("--seconds", type=float, default=30, help="length of each run (at least the fault and 3 s after it)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the figures as JSON instead of the table")
-    p.add_argument("--store", choices=sorted(STORES), default="redis")
+    p.add_argument("--store", choices=sorted({*STORES, *BASELINES}), default="redis",
+                   help="the ledger's store; 'none': no ledger, a baseline for the 'none' fault only")
     p.add_argument("--port-base", type=int, default=DEFAULT_PORT_BASE,
                    help="store: base (postgres: base and base+2), haproxy: base+1, instances: base+10..39")
     p.add_argument("--python", default=sys.executable, help="the interpreter that runs gunicorn (one with the project installed)")
     p.add_argument("--drain-seconds", type=int, default=3,
                    help="REFEREE_DRAIN_SECONDS (k8s: 10, for the kubelet's probe period; haproxy here checks every 0.5 s)")
     p.add_argument("--max-moves", type=int, default=300, help="moves per match at most")
-    p.add_argument("--probe-every", type=int, default=10, help="a rewind probe after every Nth accepted move of a match (0: none)")
+    p.add_argument("--probe-every", type=int, default=10,
+                   help="a rewind probe after every Nth accepted move of a match (0: none, nor after the fault)")
     p.add_argument("--retries", type=int, default=12, help="times a request is sent again after a transport error or a 5xx")
     p.add_argument("--retry-seconds", type=float, default=20, help="... within this many seconds")
     p.add_argument("--request-timeout", type=float, default=15)
