@@ -167,14 +167,18 @@ if _OWN_METRICS_DIR:
 def on_starting(server: _Any) -> None:
     """Refuse a configuration the app would refuse, before any worker starts; open a SQLite ledger's
     file once, for every worker (``service.ledger.pin_sqlite_file``); start the metric files from
-    empty (counters restart with the instance, as Prometheus expects)."""
+    empty (counters restart with the instance, as Prometheus expects). The master never imports
+    psycopg (``service.ledger.keep_psycopg_out_of_this_process``: a PostgreSQL URL is read by libpq
+    in a child process), so that the gevent workers import it after their patching."""
     if __package__:
         from .config import Config, ConfigError
-        from .ledger import pin_sqlite_file
+        from .ledger import keep_psycopg_out_of_this_process, pin_sqlite_file
     else:  # run by path
         from service.config import Config, ConfigError
-        from service.ledger import pin_sqlite_file
+        from service.ledger import keep_psycopg_out_of_this_process, pin_sqlite_file
 
+    if server is not None:  # the master: psycopg is imported by its gevent workers only, after their patching
+        keep_psycopg_out_of_this_process()
     try:
         cfg = Config.from_env()
     except ConfigError as exc:

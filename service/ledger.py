@@ -995,21 +995,66 @@ class PostgresLedger:
 _PG_SCHEMES: Final = ("postgresql", "postgres")
 
 
-def import_psycopg() -> Any:
-    """psycopg, imported so that it waits cooperatively under gevent whoever imports it first.
+_PSYCOPG_KEPT_OUT_OF: int | None = None
+"""The pid of the process that must never import psycopg (the gunicorn master), or None."""
 
-    psycopg picks how it waits for its socket once, when first imported: its C wait, which blocks
-    the whole process, unless gevent has already patched ``select``. The gunicorn master imports it
-    (``check_url``, at start) before any worker forks and patches, so every gevent worker would
-    inherit the blocking wait: one request waiting on a paused or unreachable server would freeze
-    the worker's every other request and its probes. So, unless the operator chose one
-    (``PSYCOPG_WAIT_FUNC``), psycopg is told to wait with ``select.poll`` looked up at each wait,
-    which gevent's patching makes cooperative in the workers and which costs a few microseconds
-    more per round trip elsewhere."""
-    os.environ.setdefault("PSYCOPG_WAIT_FUNC", "wait_poll")
+
+def keep_psycopg_out_of_this_process() -> None:
+    """Called by the gunicorn master before it checks the configuration (``on_starting``).
+
+    psycopg binds how it waits for its sockets when first imported: its C wait, and the selector
+    class its connection attempts use. Imported in the master, before any worker forks and gevent
+    patches it, every gevent worker would inherit the blocking ones: one request waiting on a
+    paused or unreachable server, or one connection attempt, would freeze the worker's every other
+    request and its probes (the fault runner's paused primary: every instance's ``/healthz`` silent
+    for 3 s). So the master never imports it: ``check_url`` asks libpq in a child process there,
+    and ``import_psycopg`` refuses. Forked workers have another pid: they import it after gevent's
+    patching, and psycopg then waits cooperatively by itself."""
+    global _PSYCOPG_KEPT_OUT_OF
+    _PSYCOPG_KEPT_OUT_OF = os.getpid()
+
+
+def import_psycopg() -> Any:
+    """psycopg, imported (never in the process ``keep_psycopg_out_of_this_process`` named)."""
+    if _PSYCOPG_KEPT_OUT_OF == os.getpid():
+        raise RuntimeError("psycopg must not be imported in the gunicorn master (see keep_psycopg_out_of_this_process)")
     import psycopg
 
     return psycopg
+
+
+_LIBPQ_CHECK: Final = """
+import json, sys
+from psycopg.conninfo import conninfo_to_dict
+try:
+    given = conninfo_to_dict(sys.stdin.read())
+except Exception:
+    print(json.dumps(None))
+else:
+    print(json.dumps({"host": bool(given.get("host") or given.get("hostaddr"))}))
+"""
+
+
+def _libpq_reads(url: str) -> dict[str, bool] | None:
+    """What libpq's own parser makes of ``url`` (whether it names a host), or None when it cannot
+    read it; in a child process where this one must not import psycopg (the URL goes through a
+    pipe, never a command line)."""
+    if _PSYCOPG_KEPT_OUT_OF != os.getpid():
+        try:
+            given = import_psycopg().conninfo.conninfo_to_dict(url)
+        except Exception:  # noqa: BLE001 - libpq's own parser: any refusal is an unusable URL
+            return None
+        return {"host": bool(given.get("host") or given.get("hostaddr"))}
+    import json
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run([sys.executable, "-c", _LIBPQ_CHECK], input=url, capture_output=True, text=True, timeout=60, check=True)
+        answer = json.loads(done.stdout)
+    except (OSError, subprocess.SubprocessError, ValueError) as exc:
+        raise LedgerUnavailable(f"libpq could not be asked to read the postgresql URL: {exc.__class__.__name__}") from None
+    return None if answer is None else {"host": bool(answer["host"])}
 
 
 def store_name(url: str) -> str:
@@ -1028,13 +1073,13 @@ def check_url(url: str) -> str | None:
     if parts.scheme == "sqlite":
         return None if url.startswith("sqlite:///") and len(url) > len("sqlite:///") else "a SQLite URL is sqlite:///path"
     if parts.scheme in _PG_SCHEMES:
-        conninfo_to_dict = import_psycopg().conninfo.conninfo_to_dict
-
         try:
-            given = conninfo_to_dict(url)
-        except Exception:  # noqa: BLE001 - libpq's own parser: any refusal is an unusable URL
+            given = _libpq_reads(url)
+        except LedgerUnavailable as exc:
+            return str(exc)
+        if given is None:
             return "a postgresql URL that libpq cannot read: postgresql://user@host:port,host2:port/dbname?target_session_attrs=read-write"
-        if not given.get("host") and not given.get("hostaddr"):
+        if not given["host"]:
             return "a postgresql URL needs a host: postgresql://user@host:port/dbname (or ?host=... in its query)"
         return None
     return "the ledger URL must start with redis://, rediss://, postgresql://, postgres:// or sqlite:///"

@@ -150,3 +150,39 @@ def test_postgresql_ledger_urls_are_checked() -> None:
     for url, says in (("postgresql:///db", "needs a host"), ("postgresql://u@h/db?nosuchoption=1", "libpq cannot read")):
         with pytest.raises(ConfigError, match=says):
             Config.from_env({"REFEREE_LEDGER_URL": url})
+
+
+def test_the_gunicorn_master_checks_postgresql_urls_through_libpq_without_importing_psycopg() -> None:
+    """In the master (``keep_psycopg_out_of_this_process``) the same URLs are judged the same, by
+    libpq in a child process; psycopg is never imported there, and importing it is refused."""
+    import json
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    script = textwrap.dedent("""
+        import sys
+        from service.config import Config, ConfigError
+        from service.ledger import import_psycopg, keep_psycopg_out_of_this_process
+        keep_psycopg_out_of_this_process()
+        ok = Config.from_env({"REFEREE_LEDGER_URL": "postgresql://u:hunter2@h1:5432,h2:5433/db?target_session_attrs=read-write"})
+        refused = []
+        for url in ("postgresql:///db", "postgresql://u:hunter2@h/db?nosuchoption=1"):
+            try:
+                Config.from_env({"REFEREE_LEDGER_URL": url})
+            except ConfigError as exc:
+                refused.append(str(exc))
+        try:
+            import_psycopg()
+        except RuntimeError:
+            refused.append("import refused")
+        import json
+        print(json.dumps([ok.ledger_url is not None, refused, "psycopg" in sys.modules]))
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True,
+                          cwd=Path(__file__).resolve().parents[1])
+    ok, refused, imported = json.loads(done.stdout)
+    assert ok and not imported
+    assert len(refused) == 3 and "needs a host" in refused[0] and "libpq cannot read" in refused[1] and refused[2] == "import refused"
+    assert not any("hunter2" in r for r in refused)
