@@ -222,16 +222,19 @@ def _run_copy(prog: str, source_url: str, target_url: str, batch: int, verify: b
             close = getattr(ledger, "close", None)
             if close is not None:
                 close()
+    def n(count: int, noun: str) -> str:
+        return f"{count} {noun if count == 1 else noun + 'es' if noun.endswith('ch') else noun + 's'}"
+
     again = " (a copy run again: the target already held this epoch)" if report.again else ""
-    print(f"{prog}: copied {report.matches} matches ({report.moves} moves) from {names[0]} to {names[1]}"
+    print(f"{prog}: copied {n(report.matches, 'match')} ({n(report.moves, 'move')}) from {names[0]} to {names[1]}"
           f"{', the epoch kept' if report.epoch_kept else ' (the source has no epoch yet)'}{again}; "
           f"skipped {report.expired} expired")
     if report.ahead:
-        print(f"{prog}: left {report.ahead} matches as the target holds them, at a later seq than the source's "
+        print(f"{prog}: left {n(report.ahead, 'match')} as the target holds them, at a later seq than the source's "
               "(referees have used the target)")
     if found is not None:
         if not found.ok:
-            print(f"{prog}: verify: {len(found.moved_on)} matches moved on at the source during the copy, "
+            print(f"{prog}: verify: {n(len(found.moved_on), 'match')} moved on at the source during the copy, "
                   f"{len(found.not_held)} not held by the target as copied: stop every referee and run the copy again",
                   file=sys.stderr)
             return 3

@@ -50,7 +50,14 @@ store reads itself out (``entries()``: each match it holds as an ``Entry``, stre
 ``write(entries)`` batch by batch) with the *source's* epoch, so every token stays current on the
 new store. Each entry keeps what is left of its lifetimes (measured on the source by its own clock,
 written as the same number of seconds from the target's), never a full ``ttl`` again; entries
-already expired are not copied. The referees must be stopped while it runs: a move accepted on the
+already expired are not copied; a finished match whose moves are past their retention stays so
+(archived, not lost). Which targets are taken: a store with no epoch and no match (a new one), or
+one that already holds the source's epoch (a copy interrupted and run again, or the very store the
+ledger was copied from, to move back); anything else is refused (``LedgerRefused``): another epoch
+means referees have used it, and two ledgers merged would mix matches of two epochs. The epoch is
+written first, so an interrupted copy leaves a store its rerun recognises; a match the target
+already holds at a later seq is left as it is, so a copy run again after referees used the target
+never takes a match back. The referees must be stopped while it runs: a move accepted on the
 source after its match was copied is not on the target (``verify_copy`` finds such matches).
 
 What no referee can detect: a store that comes back with *older* data (a snapshot restored, a
@@ -89,6 +96,7 @@ __all__ = [
     "LOST",
     "SUPERSEDED",
     "CopyReport",
+    "Copyable",
     "Entry",
     "History",
     "Ledger",
@@ -97,6 +105,7 @@ __all__ = [
     "PostgresLedger",
     "RedisLedger",
     "SqliteLedger",
+    "Verification",
     "check_url",
     "copy_ledger",
     "new_epoch",

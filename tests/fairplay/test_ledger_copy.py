@@ -305,7 +305,7 @@ def test_verify_finds_a_move_accepted_on_the_source_during_the_copy(
 
     monkeypatch.setattr(ledger_module, "copy_ledger", copy_then_a_move)
     status, out, err = _copy(capsys, "--from", source_url, "--to", target_url, "--verify")
-    assert status == 3 and "1 matches moved on at the source" in err and "0 not held" in err, (out, err)
+    assert status == 3 and "1 match moved on at the source" in err and "0 not held" in err, (out, err)
     monkeypatch.undo()
     status, out, err = _copy(capsys, "--from", source_url, "--to", target_url, "--verify")  # stopped, then run again
     assert status == 0 and "verified" in out, (out, err)
@@ -325,7 +325,7 @@ def test_the_command_never_prints_a_url_or_its_password(request: pytest.FixtureR
     target_url = _fresh_url("postgres", request, tmp_path).replace("postgres@", "postgres:Sekr1tPw@")  # trust: any password works
     (tmp_path / "to").write_text(target_url + "\n")
     status, out, err = _copy(capsys, "--from", source_url, "--to-file", str(tmp_path / "to"))
-    assert status == 0 and "copied 1 matches (1 moves) from sqlite to postgresql" in out, err
+    assert status == 0 and "copied 1 match (1 move) from sqlite to postgresql" in out, err
     server = request.getfixturevalue("redis_server")
     wrong = f"redis://nobody:Sekr1tPw@127.0.0.1:{server.port}/9"  # this Redis has no such user: AUTH fails
     failures = [
