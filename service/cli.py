@@ -23,10 +23,11 @@ interrupted, or the store it was copied from, which can be run again; a match th
 a later seq is left as it is (never taken back). It prints what it copied (matches, moves, skipped
 as expired) and exits 0; on any failure one line on stderr and 1 (2: a usage error).
 
-**Stop the referees first** (scale the Deployment to 0, the autoscaler removed: docs/deploy.md,
+**Stop the referees first** (scale the Deployment to 0, nothing scaling it up again: docs/deploy.md,
 "Moving the ledger to another store") and keep them stopped until they are pointed at the new
-store: a sealed move accepted on the source after its match was copied is not on the target, and
-on the target that match's latest token is refused. ``--verify`` reads both stores again once the
+store: a sealed move accepted on the source after its match was copied is not on the target, where
+that match stands as before the move (the token before it current again: a rewind; the token after
+it refused). ``--verify`` reads both stores again once the
 copy is done and exits 3 if the source moved on meanwhile (a move accepted, a match begun) or the
 target does not hold a match as copied; a move accepted after that second reading it cannot see.
 """
@@ -46,8 +47,9 @@ COPY_USAGE = """usage: card-referee ledger-copy (--from URL | --from-file PATH) 
 
 Move the sealed ledger, with its epoch, to another store (redis://, postgresql://, sqlite:///), so
 that every match in progress goes on there. Stop the referees first (scale them to 0, and remove
-the autoscaler that would start them again), and keep them stopped until they use the new store: a
-move accepted on the old store after its match was copied is lost to the new one.
+anything that would start them again), and keep them stopped until they use the new store: a move
+accepted on the old store after its match was copied is not on the new one, where the token before
+it is current again.
 
   --from URL, --from-file PATH   the ledger now in use (a file holding its URL: URLs hold passwords)
   --to URL, --to-file PATH       the new store: empty, or holding this ledger's epoch (a copy run again)
@@ -205,7 +207,7 @@ def _run_copy(prog: str, source_url: str, target_url: str, batch: int, verify: b
                 print(f"{prog}: {side}: the store cannot be reached or read: {_scrub(str(exc), secrets)}", file=sys.stderr)
                 return 1
         try:
-            report = copy_ledger(source, target, *names, batch=batch)
+            report = copy_ledger(source, target, *names, batch=batch, remember=verify)
             if not report.epoch_kept and not report.matches and not report.ahead:
                 print(f"{prog}: the source holds no ledger (no epoch, no match): nothing to copy; is --from the store in use?",
                       file=sys.stderr)

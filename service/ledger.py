@@ -290,10 +290,11 @@ def _ms(seconds: float) -> int:
 
 
 def copy_ledger(source: Copyable, target: Copyable, source_name: str = "", target_name: str = "",
-                batch: int = COPY_BATCH) -> CopyReport:
+                batch: int = COPY_BATCH, remember: bool = True) -> CopyReport:
     """Copy every live match of ``source`` into ``target`` with the source's epoch: see
     ``Copyable.claim`` for the targets taken, ``Copyable.write`` for what is written. The referees
-    must not accept sealed moves on the source meanwhile (``verify_copy`` tells whether they did)."""
+    must not accept sealed moves on the source meanwhile (``verify_copy`` tells whether they did:
+    it needs ``remember``, about 300 bytes per match kept in ``CopyReport.copied``)."""
     report = CopyReport(source_name, target_name)
     epoch = source.epoch()
     report.again = target.claim(epoch)
@@ -304,7 +305,8 @@ def copy_ledger(source: Copyable, target: Copyable, source_name: str = "", targe
             if entry.expired:
                 report.expired += 1
                 continue
-            report.copied[entry.match_id] = (entry.seq, entry.digest(), time.monotonic() + entry.ttl)
+            if remember:
+                report.copied[entry.match_id] = (entry.seq, entry.digest(), time.monotonic() + entry.ttl)
             yield entry
 
     for chunk in _batches(live(), batch):
@@ -338,6 +340,8 @@ def verify_copy(source: Copyable, target: Copyable, report: CopyReport, batch: i
     target its latest token would be refused), and the target must hold each match copied at the
     same seq with the same moves, or at a later seq (moved on there, or left so by the copy). A
     match that expired since, on either side, is not counted."""
+    if (report.matches or report.ahead) and not report.copied:
+        raise ValueError("nothing to verify against: the copy was made with remember=False")
     found = Verification()
     for entry in source.entries(batch):
         copied = report.copied.get(entry.match_id)
