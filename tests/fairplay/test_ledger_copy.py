@@ -46,17 +46,20 @@ from tests.fairplay.helpers import SHORT, choose, new_match, play, true_state, w
 GAME = "schnapsen"
 SOURCE_TTL, SOURCE_FINISHED_TTL = 3600, 600  # the target's app keeps the defaults (a week, a day)
 TOLERANCE = 5.0  # seconds: a lifetime read on the target against the source's
-_DBS = itertools.count(1)  # Redis databases for targets (0 is a source's)
+_FILES = itertools.count(1)
+_DBS = itertools.count(1)  # Redis databases for targets (0 is the played source's; a server has 16)
 
 
 def _fresh_url(kind: str, request: pytest.FixtureRequest, tmp: Path) -> str:
     """A new empty store of ``kind``."""
     if kind == "sqlite":
-        return f"sqlite:///{tmp / f'ledger-{next(_DBS)}.db'}"
+        return f"sqlite:///{tmp / f'ledger-{next(_FILES)}.db'}"
     if kind == "postgres":
         return str(request.getfixturevalue("postgres_server").fresh("copy"))
     server = request.getfixturevalue("redis_server")
-    url = f"redis://127.0.0.1:{server.port}/{next(_DBS) % 16}"
+    db = next(_DBS)
+    assert db < 16, "more Redis databases than a server has: never the source's 0"
+    url = f"redis://127.0.0.1:{server.port}/{db}"
     RedisLedger(url, 60)._client.flushdb()
     return url
 
