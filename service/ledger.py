@@ -44,6 +44,22 @@ while no ledger was configured) is current only when the store holds its match a
 ``seq``; else ``LOST``. Any failure to reach the store raises ``LedgerUnavailable``: the service then
 refuses, never accepts silently. ``ping()`` is the readiness probe's cheap round trip.
 
+**Moving the ledger to another store** (``copy_ledger``, ``card-referee ledger-copy``). Every
+store reads itself out (``entries()``: each match it holds as an ``Entry``, streamed: Redis by
+``SCAN``, SQL in batches ordered by match id) and is written into (``claim(epoch)``, then
+``write(entries)`` batch by batch) with the *source's* epoch, so every token stays current on the
+new store. Each entry keeps what is left of its lifetimes (measured on the source by its own clock,
+written as the same number of seconds from the target's), never a full ``ttl`` again; entries
+already expired are not copied; a finished match whose moves are past their retention stays so
+(archived, not lost). Which targets are taken: a store with no epoch and no match (a new one), or
+one that already holds the source's epoch (a copy interrupted and run again, or the very store the
+ledger was copied from, to move back); anything else is refused (``LedgerRefused``): another epoch
+means referees have used it, and two ledgers merged would mix matches of two epochs. The epoch is
+written first, so an interrupted copy leaves a store its rerun recognises; a match the target
+already holds at a later seq is left as it is, so a copy run again after referees used the target
+never takes a match back. The referees must be stopped while it runs: a move accepted on the
+source after its match was copied is not on the target (``verify_copy`` finds such matches).
+
 What no referee can detect: a store that comes back with *older* data (a snapshot restored, a
 replica that lagged, writes lost in the operating system's cache) holds older ``seq``s under the
 same epoch, and the tokens of those ``seq``s look current again. docs/fair-play.md says what the
@@ -53,6 +69,8 @@ only it promoted) and what an operator does after a loss.
 
 from __future__ import annotations
 
+import hashlib
+import math
 import os
 import random
 import secrets
@@ -62,9 +80,9 @@ import threading
 import time
 import urllib.parse
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 if TYPE_CHECKING:
@@ -77,16 +95,23 @@ __all__ = [
     "DEFAULT_TTL",
     "LOST",
     "SUPERSEDED",
+    "CopyReport",
+    "Copyable",
+    "Entry",
     "History",
     "Ledger",
+    "LedgerRefused",
     "LedgerUnavailable",
     "PostgresLedger",
     "RedisLedger",
     "SqliteLedger",
+    "Verification",
     "check_url",
+    "copy_ledger",
     "new_epoch",
     "open_ledger",
     "store_name",
+    "verify_copy",
 ]
 
 DEFAULT_TTL: Final = 7 * 24 * 3600
@@ -161,6 +186,180 @@ class Ledger(Protocol):
         ``PING_TIMEOUT``; LedgerUnavailable when it does not answer."""
 
 
+# --- moving the ledger to another store --------------------------------------------------------
+
+COPY_BATCH: Final = 200
+"""Matches read, and written, per round trip when a ledger is copied."""
+COPY_TIMEOUT: Final = 60.0
+"""Seconds one batch of a copy may take (a request's ``TIMEOUT`` is for one match)."""
+
+
+class LedgerRefused(Exception):
+    """The store cannot take a copy of another ledger (it holds another epoch, or matches of its own)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One match as a store holds it, for copying the ledger to another store. Lifetimes are the
+    seconds left when it was read, by the source's clock (Redis: the keys' own expiry; SQL: the
+    database's or the file's clock); a copy writes them as the same seconds from the target's."""
+
+    match_id: str
+    seq: int
+    ttl: float
+    """Seconds the entry (what refuses older tokens) has left; 0 or less: expired, not yet purged."""
+    finished: bool
+    moves_ttl: float
+    """Seconds the record's moves have left: the entry's ``ttl`` unless finished; 0 or less for a
+    finished match whose moves are past their retention (archived: kept so, never made lost)."""
+    moves: tuple[str, ...] = ()
+    """The record's moves the store keeps, in order (canonical JSON texts, copied byte for byte)."""
+
+    @property
+    def expired(self) -> bool:
+        return self.ttl <= 0
+
+    def digest(self) -> bytes:
+        """What ``verify_copy`` compares: the seq, whether finished, and the moves in order."""
+        h = hashlib.blake2b(digest_size=16)
+        h.update(f"{self.seq}:{int(self.finished)}:{len(self.moves)}".encode())
+        for move in self.moves:
+            data = move.encode("utf-8")
+            h.update(len(data).to_bytes(8, "big"))
+            h.update(data)
+        return h.digest()
+
+
+class Copyable(Protocol):
+    """What a store offers for copying a ledger (RedisLedger, SqliteLedger and PostgresLedger do)."""
+
+    def epoch(self) -> str | None: ...
+
+    def entries(self, batch: int = COPY_BATCH) -> Iterator[Entry]:
+        """Every match the store holds, streamed (an order of its own; each once), expired ones
+        not yet purged included (``Entry.expired``, their moves not read)."""
+
+    def claim(self, epoch: str | None) -> bool:
+        """Make the store a copy's target for ``epoch``: True when it already holds that epoch (a
+        copy run again); else it must hold no epoch and no match, and ``epoch`` is written into
+        it. LedgerRefused otherwise."""
+
+    def write(self, entries: Sequence[Entry]) -> frozenset[str]:
+        """Write ``entries`` (one atomic step per batch, each match whole: its seq, lifetimes,
+        finished mark and moves, replacing what was held), except a match the store already holds
+        at a later seq (moved on here since: never taken back); the ids of those left as they were."""
+
+
+@dataclass
+class CopyReport:
+    """What ``copy_ledger`` did."""
+
+    source: str
+    target: str
+    epoch_kept: bool = False
+    """The source had an epoch, and the target now holds it."""
+    again: bool = False
+    """The target already held the source's epoch: a copy run again (an interrupted one, say)."""
+    matches: int = 0
+    """Matches written to the target."""
+    moves: int = 0
+    """Their moves."""
+    expired: int = 0
+    """Matches the source held past their lifetime (not copied)."""
+    ahead: int = 0
+    """Matches the target already held at a later seq (left as they were)."""
+    copied: dict[str, tuple[int, bytes, float]] = field(default_factory=dict, repr=False)
+    """Match id → its seq, ``Entry.digest()`` and when it expires (``time.monotonic()``) of each
+    live match read from the source (for ``verify_copy``)."""
+
+
+def _batches(items: Iterable[Entry], size: int) -> Iterator[list[Entry]]:
+    batch: list[Entry] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _ms(seconds: float) -> int:
+    """A lifetime in whole milliseconds, at least 1 (a store's expiry of 0 deletes at once)."""
+    return max(1, math.ceil(seconds * 1000))
+
+
+def copy_ledger(source: Copyable, target: Copyable, source_name: str = "", target_name: str = "",
+                batch: int = COPY_BATCH, remember: bool = True) -> CopyReport:
+    """Copy every live match of ``source`` into ``target`` with the source's epoch: see
+    ``Copyable.claim`` for the targets taken, ``Copyable.write`` for what is written. The referees
+    must not accept sealed moves on the source meanwhile (``verify_copy`` tells whether they did:
+    it needs ``remember``, about 300 bytes per match kept in ``CopyReport.copied``)."""
+    report = CopyReport(source_name, target_name)
+    epoch = source.epoch()
+    report.again = target.claim(epoch)
+    report.epoch_kept = epoch is not None
+
+    def live() -> Iterator[Entry]:
+        for entry in source.entries(batch):
+            if entry.expired:
+                report.expired += 1
+                continue
+            if remember:
+                report.copied[entry.match_id] = (entry.seq, entry.digest(), time.monotonic() + entry.ttl)
+            yield entry
+
+    for chunk in _batches(live(), batch):
+        ahead = target.write(chunk)
+        report.ahead += len(ahead)
+        for entry in chunk:
+            if entry.match_id not in ahead:
+                report.matches += 1
+                report.moves += len(entry.moves)
+    return report
+
+
+@dataclass
+class Verification:
+    """What ``verify_copy`` found; ``ok`` when nothing."""
+
+    moved_on: list[str] = field(default_factory=list)
+    """Matches the source holds differently from what was copied (a move accepted there since), or
+    began there since."""
+    not_held: list[str] = field(default_factory=list)
+    """Matches copied that the target does not hold as copied (nor at a later seq)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.moved_on and not self.not_held
+
+
+def verify_copy(source: Copyable, target: Copyable, report: CopyReport, batch: int = COPY_BATCH) -> Verification:
+    """Read both stores again after ``copy_ledger``: every live match of the source must be as it
+    was copied (else a move was accepted, or a match begun, on the source during the copy: on the
+    target its latest token would be refused), and the target must hold each match copied at the
+    same seq with the same moves, or at a later seq (moved on there, or left so by the copy). A
+    match that expired since, on either side, is not counted."""
+    if (report.matches or report.ahead) and not report.copied:
+        raise ValueError("nothing to verify against: the copy was made with remember=False")
+    found = Verification()
+    for entry in source.entries(batch):
+        copied = report.copied.get(entry.match_id)
+        if not entry.expired and (copied is None or copied[1] != entry.digest()):
+            found.moved_on.append(entry.match_id)
+    seen: set[str] = set()
+    for entry in target.entries(batch):
+        copied = report.copied.get(entry.match_id)
+        if copied is None or entry.expired:
+            continue
+        seen.add(entry.match_id)
+        if entry.seq < copied[0] or (entry.seq == copied[0] and entry.digest() != copied[1]):
+            found.not_held.append(entry.match_id)
+    soon = time.monotonic() + 1  # about to expire: may be gone on the target already, rightly
+    found.not_held.extend(m for m, (_, _, expires) in report.copied.items() if m not in seen and expires > soon)
+    return found
+
+
 # Redis: KEYS[1] the epoch key, KEYS[2] the match's key, KEYS[3] its record's list, KEYS[4] its
 # finished mark. Register: ARGV epoch, seq, ttl, then the moves. Check: ARGV epoch, seq; advance adds
 # seq + 1, ttl, the moves' ttl (shorter for the finishing move), for the finishing move the time
@@ -204,6 +403,45 @@ for i = 1, #moves do out[#out + 1] = moves[i] end
 return out
 """
 _RESULTS: Final = {1: CURRENT, 0: SUPERSEDED, -1: LOST}
+# Copying. Dump: KEYS, three per match: its key, its record's list, its finished mark. Result, per
+# match: {seq ('' when gone), the key's PTTL, the mark ('0' for none), the list's PTTL, moves...}.
+_LUA_DUMP: Final = """
+local out = {}
+for i = 1, #KEYS, 3 do
+  local v = redis.call('GET', KEYS[i])
+  local row = {v or '', redis.call('PTTL', KEYS[i]), redis.call('GET', KEYS[i + 2]) or '0', redis.call('PTTL', KEYS[i + 1])}
+  if v then
+    local moves = redis.call('LRANGE', KEYS[i + 1], 0, -1)
+    for j = 1, #moves do row[#row + 1] = moves[j] end
+  end
+  out[#out + 1] = row
+end
+return out
+"""
+# Load: KEYS as for dump; ARGV per match: seq, the key's ms, the list's ms, the mark ('0' for none),
+# the number of moves, the moves. A match held at a later seq is left as it is; the result lists
+# those (1-based, in KEYS' order).
+_LUA_LOAD: Final = """
+local a, ahead = 1, {}
+for i = 1, #KEYS, 3 do
+  local seq, ms, moves_ms, done, n = ARGV[a], ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], tonumber(ARGV[a + 4])
+  local first = a + 5
+  a = first + n
+  local held = redis.call('GET', KEYS[i])
+  if held and tonumber(held) > tonumber(seq) then
+    ahead[#ahead + 1] = (i + 2) / 3
+  else
+    redis.call('SET', KEYS[i], seq, 'PX', ms)
+    redis.call('DEL', KEYS[i + 1], KEYS[i + 2])
+    for j = first, first + n - 1, 1000 do
+      redis.call('RPUSH', KEYS[i + 1], unpack(ARGV, j, math.min(j + 999, first + n - 1)))
+    end
+    if n > 0 then redis.call('PEXPIRE', KEYS[i + 1], moves_ms) end
+    if done ~= '0' then redis.call('SET', KEYS[i + 2], done, 'PX', ms) end
+  end
+end
+return ahead
+"""
 
 
 class RedisLedger:
@@ -225,6 +463,8 @@ class RedisLedger:
         self._register = self._client.register_script(_LUA_REGISTER)
         self._check = self._client.register_script(_LUA_CHECK)
         self._history = self._client.register_script(_LUA_HISTORY)
+        self._dump = self._client.register_script(_LUA_DUMP)
+        self._load = self._client.register_script(_LUA_LOAD)
         self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
 
     @staticmethod
@@ -302,6 +542,88 @@ class RedisLedger:
             raise LedgerUnavailable(str(exc)) from None
         limit = int(info.get("maxmemory", 0) or 0)
         return int(info["used_memory"]), (limit or None)
+
+    # --- copying (see ``Copyable``) ---------------------------------------------------
+
+    def entries(self, batch: int = COPY_BATCH) -> Iterator[Entry]:
+        """Every match's key found by ``SCAN`` (never ``KEYS``), read ``batch`` at a time by one
+        script each (atomic per batch). Redis drops expired keys itself: none is yielded. A key
+        without expiry (not one the referee wrote) is given this ledger's ``ttl``."""
+        prefix = self._key("")
+        seen: set[str] = set()
+        pending: list[str] = []
+        try:
+            for key in self._client.scan_iter(match=f"{prefix}*", count=max(batch, 100)):
+                match_id = (key.decode("utf-8") if isinstance(key, bytes) else str(key))[len(prefix):]
+                if match_id in seen:  # SCAN may return a key twice
+                    continue
+                seen.add(match_id)
+                pending.append(match_id)
+                if len(pending) >= batch:
+                    yield from self._read(pending)
+                    pending = []
+            if pending:
+                yield from self._read(pending)
+        except self._errors as exc:
+            raise LedgerUnavailable(str(exc)) from None
+
+    def _read(self, match_ids: list[str]) -> list[Entry]:
+        keys = [k for m in match_ids for k in self._keys(m)[1:]]
+        rows = self._dump(keys=keys, args=[])
+        now = time.time()
+        out = []
+        for match_id, row in zip(match_ids, rows, strict=True):
+            if row[0] in (b"", ""):
+                continue  # expired (or deleted) since SCAN saw it
+            ttl_ms, deadline, moves_ms = int(row[1]), int(row[2]), int(row[3])
+            ttl = ttl_ms / 1000 if ttl_ms >= 0 else float(self._ttl)
+            finished = deadline > 0
+            if moves_ms >= 0:
+                moves_ttl = moves_ms / 1000
+            elif moves_ms == -1:
+                moves_ttl = ttl
+            else:  # no list: none kept (a record in the token), or a finished match's past their deadline
+                moves_ttl = deadline - now if finished else ttl
+            moves = tuple(m.decode("utf-8") if isinstance(m, bytes) else str(m) for m in row[4:])
+            out.append(Entry(match_id, int(row[0]), ttl, finished, moves_ttl, moves))
+        return out
+
+    def claim(self, epoch: str | None) -> bool:
+        try:
+            held = self.epoch()
+            if held is not None:
+                if held == epoch:
+                    return True
+                raise LedgerRefused("the target ledger already has an epoch of its own (it has been used): give an empty store")
+            for _ in self._client.scan_iter(match="card-referee:*", count=1000):
+                raise LedgerRefused("the target ledger holds matches but no epoch: give an empty store")
+            if epoch is None:
+                return False
+            self._client.set(self.EPOCH_KEY, epoch, nx=True)
+            if self.epoch() != epoch:
+                raise LedgerRefused("the target ledger was given an epoch of its own meanwhile (is a referee using it?)")
+        except self._errors as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        return False
+
+    def write(self, entries: Sequence[Entry]) -> frozenset[str]:
+        now = time.time()
+        keys: list[str] = []
+        args: list[Any] = []
+        for e in entries:
+            moves = e.moves if e.moves_ttl > 0 else ()
+            done = int(now + e.moves_ttl) if e.finished else 0
+            if e.finished and done <= 0:
+                done = 1  # archived long ago: still a deadline in the past
+            keys += self._keys(e.match_id)[1:]
+            args += [e.seq, _ms(e.ttl), _ms(e.moves_ttl), done, len(moves), *moves]
+        if not keys:
+            return frozenset()
+        try:
+            ahead = self._load(keys=keys, args=args)
+        except self._errors as exc:
+            raise LedgerUnavailable(str(exc)) from None
+        return frozenset(entries[int(i) - 1].match_id for i in ahead)
 
 
 _PINNED: dict[str, tuple[int, int]] = {}
@@ -538,6 +860,78 @@ class SqliteLedger:
             raise LedgerUnavailable(str(exc)) from None
         return int(pages) * int(size), None
 
+    # --- copying (see ``Copyable``) ---------------------------------------------------
+
+    def entries(self, batch: int = COPY_BATCH) -> Iterator[Entry]:
+        """Every row of ``ledger``, ``batch`` at a time in match-id order (each batch one read
+        transaction), with its moves while they are kept."""
+        after: str | None = None
+        while True:
+            now = time.time()
+            try:
+                db = self._connect()
+                db.execute("BEGIN")
+                try:
+                    if after is None:
+                        rows = db.execute("SELECT match_id, seq, expires, finished, moves_expire FROM ledger "
+                                          "ORDER BY match_id LIMIT ?", (batch,)).fetchall()
+                    else:
+                        rows = db.execute("SELECT match_id, seq, expires, finished, moves_expire FROM ledger "
+                                          "WHERE match_id > ? ORDER BY match_id LIMIT ?", (after, batch)).fetchall()
+                    kept = [r[0] for r in rows if r[2] > now and (r[2] if r[4] is None else r[4]) > now]
+                    moves: dict[str, list[str]] = {}
+                    for i in range(0, len(kept), 500):
+                        part = kept[i : i + 500]
+                        marks = ", ".join("?" * len(part))
+                        for match_id, move in db.execute(f"SELECT match_id, move FROM moves WHERE match_id IN ({marks}) "
+                                                         "ORDER BY match_id, n", part):
+                            moves.setdefault(match_id, []).append(str(move))
+                finally:
+                    db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise LedgerUnavailable(str(exc)) from None
+            for match_id, seq, expires, finished, moves_expire in rows:
+                ttl = expires - now
+                moves_ttl = ttl if moves_expire is None else moves_expire - now
+                yield Entry(str(match_id), int(seq), ttl, bool(finished), moves_ttl, tuple(moves.get(match_id, ())))
+            if len(rows) < batch:
+                return
+            after = rows[-1][0]
+
+    def claim(self, epoch: str | None) -> bool:
+        def body(db: sqlite3.Connection) -> bool:
+            held = self._epoch(db)
+            if held is not None:
+                if held == epoch:
+                    return True
+                raise LedgerRefused("the target ledger already has an epoch of its own (it has been used): give an empty store")
+            if db.execute("SELECT 1 FROM ledger LIMIT 1").fetchone() is not None:
+                raise LedgerRefused("the target ledger holds matches but no epoch: give an empty store")
+            if epoch is not None:
+                db.execute("INSERT INTO meta (name, value) VALUES ('epoch', ?)", (epoch,))
+            return False
+
+        return self._transaction(body)  # type: ignore[no-any-return]
+
+    def write(self, entries: Sequence[Entry]) -> frozenset[str]:
+        now = time.time()
+
+        def body(db: sqlite3.Connection) -> frozenset[str]:
+            ahead = set()
+            for e in entries:
+                held = db.execute("SELECT seq FROM ledger WHERE match_id = ? AND expires > ?", (e.match_id, now)).fetchone()
+                if held is not None and held[0] > e.seq:
+                    ahead.add(e.match_id)
+                    continue
+                db.execute("INSERT OR REPLACE INTO ledger (match_id, seq, expires, finished, moves_expire) VALUES (?, ?, ?, ?, ?)",
+                           (e.match_id, e.seq, now + _ms(e.ttl) / 1000, int(e.finished), now + e.moves_ttl))
+                db.execute("DELETE FROM moves WHERE match_id = ?", (e.match_id,))
+                if e.moves_ttl > 0:
+                    db.executemany("INSERT INTO moves (match_id, n, move) VALUES (?, ?, ?)",
+                                   ((e.match_id, n, m) for n, m in enumerate(e.moves)))
+            return frozenset(ahead)
+
+        return self._transaction(body)  # type: ignore[no-any-return]
 
 
 # --- PostgreSQL --------------------------------------------------------------------------------
@@ -598,6 +992,14 @@ DELETE FROM card_referee_ledger
 """
 _PG_USAGE: Final = ("SELECT pg_total_relation_size('card_referee_ledger') + pg_total_relation_size('card_referee_moves') "
                     "+ pg_total_relation_size('card_referee_meta')")
+_PG_DUMP_COLUMNS: Final = "match_id, seq, expires, finished, moves_expire, now()"
+# A match written by a copy, whole (the moves replaced beside it); lifetimes in milliseconds.
+_PG_LOAD: Final = """
+INSERT INTO card_referee_ledger (match_id, seq, expires, finished, moves_expire, purged)
+VALUES (%s, %s, now() + %s * INTERVAL '1 millisecond', %s, now() + %s * INTERVAL '1 millisecond', FALSE)
+ON CONFLICT (match_id) DO UPDATE SET seq = excluded.seq, expires = excluded.expires, finished = excluded.finished,
+  moves_expire = excluded.moves_expire, purged = FALSE
+"""
 _PG_RETRY: Final = frozenset({"40001", "40P01"})
 """SQLSTATEs of a transaction to run again: serialization failure (CockroachDB's SERIALIZABLE), deadlock."""
 _PG_FAILOVER_CLASSES: Final = ("08", "57", "25006", "53300")
@@ -988,6 +1390,78 @@ class PostgresLedger:
             return int(row[0]) if row is not None and row[0] is not None else 0
 
         return self._run(body, timeout=PING_TIMEOUT), None
+
+    # --- copying (see ``Copyable``) ---------------------------------------------------
+
+    def entries(self, batch: int = COPY_BATCH) -> Iterator[Entry]:
+        """Every row of ``card_referee_ledger``, ``batch`` at a time in match-id order (keyset
+        pages, each with its moves in one transaction), lifetimes by the database's ``now()``."""
+        after: str | None = None
+        while True:
+            def body(conn: psycopg.Connection[Any], after: str | None = after) -> tuple[list[Any], dict[str, list[str]]]:
+                with conn.transaction():
+                    if after is None:
+                        rows = conn.execute(f"SELECT {_PG_DUMP_COLUMNS} FROM card_referee_ledger ORDER BY match_id LIMIT %s",
+                                            (batch,)).fetchall()
+                    else:
+                        rows = conn.execute(f"SELECT {_PG_DUMP_COLUMNS} FROM card_referee_ledger WHERE match_id > %s "
+                                            "ORDER BY match_id LIMIT %s", (after, batch)).fetchall()
+                    kept = [r[0] for r in rows if r[2] > r[5] and r[4] > r[5]]
+                    moves: dict[str, list[str]] = {}
+                    if kept:
+                        for match_id, move in conn.execute("SELECT match_id, move FROM card_referee_moves WHERE match_id = ANY(%s) "
+                                                           "ORDER BY match_id, n", (kept,)):
+                            moves.setdefault(match_id, []).append(str(move))
+                return rows, moves
+
+            rows, moves = self._run(body, timeout=COPY_TIMEOUT)
+            for match_id, seq, expires, finished, moves_expire, now in rows:
+                yield Entry(str(match_id), int(seq), (expires - now).total_seconds(), bool(finished),
+                            (moves_expire - now).total_seconds(), tuple(moves.get(match_id, ())))
+            if len(rows) < batch:
+                return
+            after = rows[-1][0]
+
+    def claim(self, epoch: str | None) -> bool:
+        def body(conn: psycopg.Connection[Any]) -> bool:
+            with conn.transaction():
+                row = conn.execute(f"SELECT {_PG_EPOCH}").fetchone()
+                held = None if row is None else row[0]
+                if held is not None:
+                    if held == epoch:
+                        return True
+                    raise LedgerRefused("the target ledger already has an epoch of its own (it has been used): give an empty store")
+                if conn.execute("SELECT 1 FROM card_referee_ledger LIMIT 1").fetchone() is not None:
+                    raise LedgerRefused("the target ledger holds matches but no epoch: give an empty store")
+                if epoch is None:
+                    return False
+                conn.execute("INSERT INTO card_referee_meta (name, value) VALUES ('epoch', %s) ON CONFLICT (name) DO NOTHING", (epoch,))
+                row = conn.execute(f"SELECT {_PG_EPOCH}").fetchone()
+                if row is None or row[0] != epoch:
+                    raise LedgerRefused("the target ledger was given an epoch of its own meanwhile (is a referee using it?)")
+                return False
+
+        return self._run(body, timeout=COPY_TIMEOUT, write=True)
+
+    def write(self, entries: Sequence[Entry]) -> frozenset[str]:
+        seqs = {e.match_id: e.seq for e in entries}
+
+        def body(conn: psycopg.Connection[Any]) -> frozenset[str]:
+            with conn.transaction():
+                held = conn.execute("SELECT match_id, seq FROM card_referee_ledger WHERE match_id = ANY(%s) AND expires > now() FOR UPDATE",
+                                    (list(seqs),)).fetchall()
+                later = {str(m) for m, seq in held if int(seq) > seqs[str(m)]}
+                todo = [e for e in entries if e.match_id not in later]
+                if todo:
+                    with conn.cursor() as cur:
+                        cur.executemany(_PG_LOAD, [(e.match_id, e.seq, _ms(e.ttl), e.finished, math.floor(e.moves_ttl * 1000)) for e in todo])
+                        cur.execute("DELETE FROM card_referee_moves WHERE match_id = ANY(%s)", ([e.match_id for e in todo],))
+                        rows = [(e.match_id, e.seq - len(e.moves) + n, m) for e in todo if e.moves_ttl > 0 for n, m in enumerate(e.moves)]
+                        if rows:
+                            cur.executemany("INSERT INTO card_referee_moves (match_id, n, move) VALUES (%s, %s, %s)", rows)
+            return frozenset(later)
+
+        return self._run(body, timeout=COPY_TIMEOUT, write=True)
 
 
 # --- URLs --------------------------------------------------------------------------------------

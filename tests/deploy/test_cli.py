@@ -60,3 +60,17 @@ def test_check_config_still_refuses_an_unusable_setting() -> None:
 def test_the_package_declares_the_gevent_workers_dependencies() -> None:
     declared = [r.replace(" ", "") for r in requires("card-referee") or [] if "extra ==" not in r]
     assert any(r.startswith("gunicorn[gevent]") for r in declared), declared
+
+
+def test_ledger_copy_is_a_command_whose_usage_errors_never_quote_a_value() -> None:
+    """``card-referee ledger-copy`` (issue 30's follow-up: moving the ledger to another store) is
+    dispatched by the installed command line; its help says to stop the referees, and a usage
+    error names the option, never the value given (a URL holds a password)."""
+    run = [sys.executable, "-m", "service.cli", "ledger-copy"]
+    helped = subprocess.run([*run, "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert helped.returncode == 0 and "--from-file" in helped.stdout and "Stop the referees first" in helped.stdout
+    wrong = subprocess.run([*run, "--from", "redis://:Pa55word@db:6379/0", "postgresql://u:Pa55word@h/db"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=60, check=False)
+    assert wrong.returncode == 2 and wrong.stdout == "" and "Pa55word" not in wrong.stderr and "unexpected argument" in wrong.stderr
+    listed = subprocess.run([sys.executable, "-m", "service.cli", "--help"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert "ledger-copy" in listed.stdout
