@@ -117,6 +117,8 @@ BLOCKS: dict[tuple[str, str], str] = {
         "tests/clients/test_typescript_client.py::test_the_readme_project_passes_tsc_strict_as_printed",
     ("docs/fair-play.md", "curl -s localhost:8000/v1/keys > keys.json"): "here: test_the_offline_verifier_block_verifies_a_record",
     ("docs/deploy.md", "docker build"): "not run: no container engine (tests/deploy/test_manifests.py: hadolint); key generator here: test_the_key_generators_make_fernet_keys",
+    ("docs/deploy.md", "card-referee ledger-copy --from-file"):
+        "tests/fairplay/test_ledger_copy.py (the command through service.cli.main, URL files, --verify, between real stores)",
     ("docs/deploy.md", "kubectl create secret"): "not run: no cluster (tests/deploy/test_manifests.py); key generator here: test_the_key_generators_make_fernet_keys",
     **{("docs/runbook.md", first): "not run: each asks a live cluster; the runbook's PromQL is checked by promtool and its metrics "
        "against the service's (tests/deploy/test_alerts.py::test_the_runbooks_queries_parse_and_name_known_metrics)"
