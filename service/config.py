@@ -69,29 +69,33 @@ def _split_keys(text: str) -> list[str]:
     return [k for k in re.split(r"[\s,]+", text) if k]
 
 
+def _inline_or_file(env: Mapping[str, str], name: str, holds: str, encoding: str) -> tuple[str | None, str | None]:
+    """(``name``'s value, None), or (the text of the file ``name_FILE`` names, that path): one of
+    the two or neither. ``holds``: what the file holds, for the messages."""
+    inline = env.get(name)
+    path = env.get(f"{name}_FILE")
+    if inline is not None and path is not None:
+        raise ConfigError(f"set {name} or {name}_FILE, not both")
+    if path is None:
+        return inline, None
+    if not path.strip():
+        raise ConfigError(f"{name}_FILE is set but empty: name the file that holds {holds}")
+    try:
+        return Path(path).read_text(encoding=encoding), path
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{name}_FILE {path!r} cannot be read: {exc.__class__.__name__}") from None
+
+
 def _keys_from(env: Mapping[str, str]) -> tuple[str, ...] | None:
     """The configured seal keys, or None when no key source is set at all."""
-    inline = env.get("REFEREE_SEAL_KEYS")
-    path = env.get("REFEREE_SEAL_KEYS_FILE")
-    if inline is not None and path is not None:
-        raise ConfigError("set REFEREE_SEAL_KEYS or REFEREE_SEAL_KEYS_FILE, not both")
-    if path is not None:
-        if not path.strip():
-            raise ConfigError("REFEREE_SEAL_KEYS_FILE is set but empty: name the file that holds the seal keys")
-        try:
-            text = Path(path).read_text(encoding="ascii")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ConfigError(f"REFEREE_SEAL_KEYS_FILE {path!r} cannot be read: {exc.__class__.__name__}") from None
-        keys = _split_keys(text)
-        if not keys:
-            raise ConfigError(f"REFEREE_SEAL_KEYS_FILE {path!r} holds no key")
-        return tuple(keys)
-    if inline is not None:
-        keys = _split_keys(inline)
-        if not keys:
-            raise ConfigError("REFEREE_SEAL_KEYS is set but holds no key (did the key-generation command fail?)")
-        return tuple(keys)
-    return None
+    text, path = _inline_or_file(env, "REFEREE_SEAL_KEYS", "the seal keys", "ascii")
+    if text is None:
+        return None
+    keys = _split_keys(text)
+    if not keys:
+        raise ConfigError(f"REFEREE_SEAL_KEYS_FILE {path!r} holds no key" if path is not None
+                          else "REFEREE_SEAL_KEYS is set but holds no key (did the key-generation command fail?)")
+    return tuple(keys)
 
 
 def _check_keys(keys: tuple[str, ...]) -> None:
@@ -238,19 +242,10 @@ class Config:
 def _ledger_url_from(env: Mapping[str, str]) -> str | None:
     """``REFEREE_LEDGER_URL``, or the URL held in the file ``REFEREE_LEDGER_URL_FILE`` names (a
     mounted Secret's key: the URL holds the store's password); one of the two, or None."""
-    inline = env.get("REFEREE_LEDGER_URL")
-    path = env.get("REFEREE_LEDGER_URL_FILE")
-    if inline is not None and path is not None:
-        raise ConfigError("set REFEREE_LEDGER_URL or REFEREE_LEDGER_URL_FILE, not both")
+    text, path = _inline_or_file(env, "REFEREE_LEDGER_URL", "the ledger URL", "utf-8")
     if path is None:
-        return inline or None
-    if not path.strip():
-        raise ConfigError("REFEREE_LEDGER_URL_FILE is set but empty: name the file that holds the ledger URL")
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"REFEREE_LEDGER_URL_FILE {path!r} cannot be read: {exc.__class__.__name__}") from None
-    url = text.strip()
+        return text or None
+    url = (text or "").strip()
     if not url:
         raise ConfigError(f"REFEREE_LEDGER_URL_FILE {path!r} holds no URL")
     if len(url.split()) != 1:
