@@ -19,14 +19,14 @@ from __future__ import annotations
 import importlib
 import re
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 from .moves import components
 from .wrappers import enums, options, state_components, wrappers
 
-__all__ = ["ADDED", "generated", "generated_sections", "problem_codes", "render", "rewrite", "written"]
+__all__ = ["ADDED", "generated", "generated_sections", "problem_codes", "render", "rewrite", "write_or_check", "written"]
 
 
 
@@ -214,14 +214,11 @@ def written(document: str) -> str:
     return _known_list(document, "ProblemCode", "      ", problem_codes(document))
 
 
-def rewrite(argv: list[str], write: Callable[[str], str], differs: str) -> int:
-    """A maintainer's writer of openapi.yaml: ``write`` the file in place, or with ``--check`` exit
-    1 (saying ``differs``) when it would change."""
-    from ..resources import openapi_path
-
-    path = Path(openapi_path())
-    before = path.read_text(encoding="utf-8")
-    after = write(before)
+def write_or_check(path: Path, before: str, after: str, argv: Sequence[str], differs: str) -> int:
+    """The last step of every maintainer's writer (the contract, the examples, the typed records,
+    the layouts' history): with ``--check`` in ``argv``, exit status 1 (saying ``differs``) when the
+    file would change, else 0; without it, write ``after`` to ``path`` when it differs from
+    ``before`` (saying so) and answer 0."""
     if "--check" in argv:
         if after != before:
             print(f"{path}: {differs}")
@@ -230,9 +227,20 @@ def rewrite(argv: list[str], write: Callable[[str], str], differs: str) -> int:
     if after != before:
         path.write_text(after, encoding="utf-8")
         print(f"{path}: rewritten")
-    if ADDED:
-        print(f"{path}: added {len(ADDED)} entries a game needed: " + ", ".join(ADDED))
     return 0
+
+
+def rewrite(argv: list[str], write: Callable[[str], str], differs: str) -> int:
+    """A maintainer's writer of openapi.yaml: ``write`` the file in place, or with ``--check`` exit
+    1 (saying ``differs``) when it would change."""
+    from ..resources import openapi_path
+
+    path = Path(openapi_path())
+    before = path.read_text(encoding="utf-8")
+    status = write_or_check(path, before, write(before), argv, differs)
+    if ADDED and "--check" not in argv:
+        print(f"{path}: added {len(ADDED)} entries a game needed: " + ", ".join(ADDED))
+    return status
 
 
 def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run by its test

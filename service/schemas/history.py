@@ -75,18 +75,12 @@ def render(layouts: Mapping[str, Mapping[str, Layout]]) -> str:
 
 
 def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run by its test
+    from .contract import write_or_check
     from .layouts import LAYOUTS
 
     before: dict[str, Any] = LAYOUTS
-    text = render(recorded_now(before))
-    if text == PATH.read_text(encoding="utf-8"):
-        return 0
-    if "--check" in argv:
-        print(f"{PATH}: differs from the record with the current layouts added; run python3 -m service.schemas.history")
-        return 1
-    PATH.write_text(text, encoding="utf-8")
-    print(f"{PATH}: rewritten")
-    return 0
+    return write_or_check(PATH, PATH.read_text(encoding="utf-8"), render(recorded_now(before)), argv,
+                          "differs from the record with the current layouts added; run python3 -m service.schemas.history")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -234,20 +234,17 @@ __all__ = [
 
 
 def main(argv: list[str]) -> int:  # pragma: no cover - a maintainer's tool, run by its test
+    from .contract import write_or_check
+
     path = Path(__file__).resolve().parents[1] / "typed.py"
     text = source()
     before = path.read_text(encoding="utf-8") if path.exists() else ""
-    if "--check" in argv:
-        if text != before:
-            print(f"{path}: differs from the declarations; run python3 -m service.schemas.typed")
-            return 1
-        return 0
-    if text != before:
-        path.write_text(text, encoding="utf-8")
-        known = set(_names(before))
-        added = [name for name in _names(text) if name not in known]
-        print(f"{path}: rewritten" + (f"; added {', '.join(added)}" if added else ""))
-    return 0
+    status = write_or_check(path, before, text, argv, "differs from the declarations; run python3 -m service.schemas.typed")
+    known = set(_names(before))
+    added = [name for name in _names(text) if name not in known]
+    if added and "--check" not in argv:
+        print(f"{path}: added {', '.join(added)}")
+    return status
 
 
 def _names(text: str) -> list[str]:
