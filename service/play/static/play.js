@@ -272,7 +272,6 @@
   const REASONS = {
     claim: "a correct claim of 66", false_claim: "a wrong claim of 66", last_trick: "the last trick", closer_failed: "the closer did not reach 66",
     all_cards: "one seat holds every card", stall: "too many flips without a snap",
-    agreement: "a draw by agreement", draw_agreed: "a draw by agreement", agreed_draw: "a draw by agreement",
     agreed: "a draw agreed by both seats", stalled: "too many moves in a row without progress (the stall limit)",
   };
   const reason = (r) => REASONS[r] || plain(r);
