@@ -702,3 +702,25 @@ def test_checker_is_fast() -> None:
         runs.append((time.process_time() - start) / (len(bodies) * 5))
     per_response = min(runs)
     assert per_response < 0.001, f"{per_response * 1000:.3f} ms per response"
+
+
+def test_the_servers_own_refusals_of_long_request_lines_and_headers_are_in_the_contract() -> None:
+    """gunicorn refuses a request line past 4,094 bytes (414) and header fields past their limits
+    (431) before the app sees the request (service.server.write_problem): their codes are documented
+    codes, and every operation a client can make that long (a game's, with its ``as`` query and
+    headers; one with a path parameter) lists them. The contract fuzzer once sent a huge ``as``."""
+    import yaml
+
+    from service.api.rules import codes
+    from service.server import _CODES
+
+    assert {_CODES[414], _CODES[431]} <= set(codes())
+    paths = yaml.safe_load((REPO / "openapi.yaml").read_text(encoding="utf-8"))["paths"]
+    for path, item in paths.items():
+        for method, op in item.items():
+            if not isinstance(op, dict) or "responses" not in op:
+                continue
+            if path.startswith("/v1/games/") and "{" not in path:
+                assert {"414", "431"} <= set(op["responses"]), (path, method)
+            elif "{" in path:
+                assert "414" in op["responses"], (path, method)

@@ -28,12 +28,15 @@ def _ref(kind: str, name: str) -> dict[str, str]:
 def _refusals(*statuses: str) -> dict[str, Any]:
     names = {
         "400": "BadRequest", "403": "Forbidden", "404": "NotFound", "409": "Conflict", "413": "PayloadTooLarge",
-        "415": "UnsupportedMediaType", "422": "Unprocessable", "500": "InternalError", "503": "ServiceUnavailable",
+        "414": "UriTooLong", "415": "UnsupportedMediaType", "422": "Unprocessable", "431": "HeadersTooLarge",
+        "500": "InternalError", "503": "ServiceUnavailable",
     }
     return {status: _ref("responses", names[status]) for status in statuses}
 
 
-_ALL: Final = ("400", "403", "404", "409", "413", "415", "422", "500", "503")
+_ALL: Final = ("400", "403", "404", "409", "413", "414", "415", "422", "431", "500", "503")
+"""414 and 431 are the server's own (gunicorn's, before the app: a request line or header fields
+too long, e.g. a huge ``as``): any request may get them."""
 _NO_LEDGER: Final = tuple(s for s in _ALL if s != "409")
 """new and replay start from nothing: no token a ledger could have superseded."""
 
