@@ -49,8 +49,9 @@ def as_parameter(contract: Contract) -> dict[str, Any]:
         "in": "query",
         "required": False,
         "description": "Answer with this seat's view: `state` is the seat's view, `legal_moves` lists that seat's moves\n"
-        "only, and no card the seat cannot see appears anywhere in the response. A seat the game does not\n"
-        "have: 422 `invalid_player`. In sealed mode it needs `X-Seat-Key` (that seat's key or the table key).\n"
+        "only, and no card the seat cannot see appears anywhere in the response. A seat is written as a plain\n"
+        "integer (`as=2`, not `as=2.0`); a seat the game does not have, or one written otherwise: 422\n"
+        "`invalid_player`. In sealed mode it needs `X-Seat-Key` (that seat's key or the table key).\n"
         "`to_move`: the view of the seat to move once the request is done (after the move, on `moves`),\n"
         "so that a relaying host needs one request per move; when no single seat is to move (the game is\n"
         "over, or several seats may act at once) the public view, with no legal moves. In sealed mode\n"

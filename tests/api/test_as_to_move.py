@@ -128,3 +128,12 @@ def test_as_to_move_in_sealed_mode_needs_the_table_key(sealed: FlaskClient) -> N
 def test_other_words_are_still_no_seat(client: FlaskClient, raw: str) -> None:
     r = client.post("/v1/games/schnapsen/new", json={"seed": 8}, query_string={"as": raw})
     assert r.status_code == 422 and r.json["code"] == "invalid_player"
+
+
+@pytest.mark.parametrize("written", ["2.0", "2e0", "+2", " 2"])
+def test_a_seat_in_as_is_written_as_a_plain_integer(client: FlaskClient, written: str) -> None:
+    """The contract: ``as=2``, not ``as=2.0`` (JSON Schema would count 2.0 as the integer 2): any
+    other spelling is 422 ``invalid_player``, as a seat the game does not have is."""
+    assert client.post(f"{_base('bragging')}/new?as=2", json={"players": 4}).status_code == 201
+    r = client.post(f"{_base('bragging')}/new?as={written}", json={"players": 4})
+    assert r.status_code == 422 and r.json["code"] == "invalid_player", r.json

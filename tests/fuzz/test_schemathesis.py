@@ -100,7 +100,10 @@ def _setup_refusal_is_documented(body: dict[str, Any], query: dict[str, Any], ga
     if code == "invalid_deck":
         return "deck" in body  # the pack depends on players and options
     if code == "invalid_player":
-        return int(query.get("as", -1)) >= players  # `as` beyond this game's player count
+        seat = query.get("as", -1)
+        # `as` beyond this game's player count, or written with a fraction (`as=5.0`: JSON Schema counts
+        # 5.0 as an integer; the parameter's description says a seat is written as a plain integer)
+        return isinstance(seat, float) or int(seat) >= players
     if code == "invalid_option":
         options = body.get("options") or {}
         # a seat-valued option beyond the player count, or start_scores not one per party below the target
